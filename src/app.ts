@@ -1,0 +1,72 @@
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
+import type { Logger } from 'pino';
+import type { Deps } from './deps.ts';
+import { registerAuth } from './http/plugins/auth.ts';
+import { registerErrorHandler } from './http/plugins/error-handler.ts';
+import { registerJsonBody } from './http/plugins/json-body.ts';
+import { adminRoutes } from './http/routes/admin.routes.ts';
+import { evaluateRoutes } from './http/routes/evaluate.routes.ts';
+import { healthRoutes } from './http/routes/health.routes.ts';
+import { rulesRoutes } from './http/routes/rules.routes.ts';
+import { FlatError, NestedError } from './http/schemas/common.schema.ts';
+import { validatorCompiler } from './http/validation.ts';
+
+/** Builds the HTTP app from its dependencies; no I/O happens here. */
+export async function buildApp(deps: Deps, opts: { logger?: Logger | false } = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: (opts.logger || undefined) as FastifyBaseLogger | undefined,
+    bodyLimit: deps.config.BODY_LIMIT_BYTES,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && /^[\w.-]{1,64}$/.test(given) ? given : crypto.randomUUID();
+    },
+    // One line per request is written by the onResponse hook below, with the route and timing.
+    logController: new LogController({ disableRequestLogging: true }),
+    return503OnClosing: true,
+    ajv: { customOptions: { coerceTypes: false } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+  app.addSchema(NestedError);
+  app.addSchema(FlatError);
+  app.addHook('onSend', async (req, reply) => {
+    reply.header('x-request-id', req.id);
+  });
+  app.addHook('onResponse', async (req, reply) => {
+    req.log.info(
+      { method: req.method, url: req.routeOptions.url ?? req.url, status: reply.statusCode, ms: reply.elapsedTime },
+      'request',
+    );
+  });
+
+  registerJsonBody(app);
+  registerErrorHandler(app);
+  registerAuth(app, {
+    keys: deps.keys,
+    environment: deps.config.MICA_ENVIRONMENT,
+    operatorToken: deps.operatorToken,
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: {
+        title: 'MiCA compliance service',
+        version: '1.0',
+        description: 'Rule evaluation, wallet screening, travel-rule validation and webhook intake.',
+      },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+  await app.register(healthRoutes({ checks: deps.readinessChecks }));
+  await app.register(evaluateRoutes({ evaluation: deps.evaluation }));
+  await app.register(rulesRoutes({ clientContext: deps.clientContext }));
+  await app.register(adminRoutes({ commands: deps.commands }));
+  return app;
+}

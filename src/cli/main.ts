@@ -1,0 +1,132 @@
+import { Command, InvalidArgumentError } from 'commander';
+import { loadConfig } from '../config.ts';
+import { createDeps } from '../deps.ts';
+import { AppError } from '../errors.ts';
+import { acquireStoreLock, readServerInfo } from '../storage/store-lock.ts';
+
+/** One parsed CLI invocation: the operator command name and its JSON arguments. */
+interface Invocation {
+  name: string;
+  args: Record<string, unknown>;
+}
+
+const positiveNumber = (v: string) => {
+  const n = Number(v);
+  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('must be a positive number');
+  return n;
+};
+const jsonObject = (v: string) => {
+  try {
+    const o = JSON.parse(v);
+    if (o && typeof o === 'object' && !Array.isArray(o)) return o as Record<string, unknown>;
+  } catch {
+    /* reported below */
+  }
+  throw new InvalidArgumentError('must be a JSON object');
+};
+
+/** Declares the command tree; each leaf records what to run instead of running it. */
+function buildProgram(found: (inv: Invocation) => void): Command {
+  const program = new Command('mica').description('Operate the MiCA compliance service').exitOverride();
+  program.command('migrate').description('apply database migrations').action(() => found({ name: 'migrate', args: {} }));
+
+  const clients = program.command('clients').description('tenants');
+  clients
+    .command('create <client_id>')
+    .option('--name <name>', 'display name')
+    .option('--settings <json>', 'rule settings (JSON object)', jsonObject)
+    .action((client_id: string, o: { name?: string; settings?: Record<string, unknown> }) =>
+      found({ name: 'clients.create', args: { client_id, name: o.name, settings: o.settings } }),
+    );
+  clients
+    .command('settings <client_id> <json>')
+    .description('replace the client rule settings (thresholds, high-risk countries, disabled rules, calendar)')
+    .action((client_id: string, json: string) =>
+      found({ name: 'clients.settings', args: { client_id, settings: jsonObject(json) } }),
+    );
+
+  const keys = program.command('keys').description('API keys (shown once, stored as SHA-256)');
+  keys
+    .command('create <client_id>')
+    .option('--role <role>', 'standard or admin', 'standard')
+    .option('--sandbox', 'a mica_test_ key for the sandbox service')
+    .option('--expires-in-days <n>', 'lifetime in days (default 90)', positiveNumber)
+    .option('--officer <name>', 'compliance officer recorded as the actor')
+    .action((client_id: string, o: { role: string; sandbox?: boolean; expiresInDays?: number; officer?: string }) =>
+      found({
+        name: 'keys.create',
+        args: { client_id, role: o.role, sandbox: o.sandbox ?? false, expires_in_days: o.expiresInDays, officer: o.officer },
+      }),
+    );
+  keys.command('revoke <key_id>').action((key_id: string) => found({ name: 'keys.revoke', args: { key_id } }));
+  keys
+    .command('rotate <key_id>')
+    .option('--grace-hours <n>', 'how long the old key keeps working (default 24)', positiveNumber)
+    .action((key_id: string, o: { graceHours?: number }) =>
+      found({ name: 'keys.rotate', args: { key_id, grace_hours: o.graceHours } }),
+    );
+  return program;
+}
+
+function dropUndefined(o: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
+}
+
+/** Runs one command: through a running server's operator API when it holds the store, else directly. */
+async function execute(inv: Invocation): Promise<unknown> {
+  const config = loadConfig();
+  const actor = `cli:${process.env.USER ?? 'operator'}`;
+  const args = dropUndefined(inv.args);
+  if (config.storage === 'pglite') {
+    const server = readServerInfo(config.MICA_DATA_DIR);
+    if (server) {
+      const res = await fetch(`${server.url}/api/admin/commands/${inv.name}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ args, actor }),
+      });
+      const body = (await res.json()) as { result?: unknown; error?: { code: string; message: string } };
+      if (!res.ok) throw new AppError((body.error?.code as never) ?? 'INTERNAL_ERROR', body.error?.message ?? 'failed');
+      return body.result;
+    }
+  }
+  const lock = config.storage === 'pglite' ? acquireStoreLock(config.MICA_DATA_DIR) : undefined;
+  try {
+    const deps = await createDeps(config, { skipMigrations: inv.name === 'migrate' });
+    try {
+      return await deps.commands(inv.name, args, actor);
+    } finally {
+      await deps.close();
+    }
+  } finally {
+    lock?.release();
+  }
+}
+
+async function main(argv: string[]): Promise<number> {
+  let inv: Invocation | undefined;
+  const program = buildProgram((i) => {
+    inv = i;
+  });
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+  } catch (e) {
+    const code = (e as { exitCode?: number }).exitCode;
+    return code === 0 ? 0 : 1;
+  }
+  if (!inv) {
+    program.outputHelp({ error: true });
+    return 1;
+  }
+  try {
+    const result = await execute(inv);
+    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    return 0;
+  } catch (e) {
+    const message = e instanceof Error ? e.message : String(e);
+    process.stderr.write(`${JSON.stringify({ error: message })}\n`);
+    return 1;
+  }
+}
+
+main(process.argv.slice(2)).then((code) => process.exit(code));

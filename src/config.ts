@@ -1,0 +1,52 @@
+import { type Static, Type } from 'typebox';
+import { Value } from 'typebox/value';
+
+/** Environment variables the service reads; everything else is a per-client setting in the database. */
+const EnvSchema = Type.Object({
+  PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8080 }),
+  HOST: Type.String({ default: '0.0.0.0' }),
+  DATABASE_URL: Type.Optional(Type.String({ minLength: 1 })),
+  REDIS_URL: Type.Optional(Type.String({ minLength: 1 })),
+  MICA_DATA_DIR: Type.String({ default: './data' }),
+  MICA_ENVIRONMENT: Type.Union([Type.Literal('live'), Type.Literal('sandbox')], { default: 'live' }),
+  MICA_OPERATOR_TOKEN: Type.Optional(Type.String({ minLength: 16 })),
+  LOG_LEVEL: Type.Union(
+    ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
+    { default: 'info' },
+  ),
+  /** Largest accepted request body; the contract fixes 1 MiB. */
+  BODY_LIMIT_BYTES: Type.Integer({ minimum: 1024, default: 1024 * 1024 }),
+  /** Group commit: most evaluations written in one transaction. */
+  AUDIT_MAX_BATCH: Type.Integer({ minimum: 1, maximum: 5000, default: 512 }),
+  /** How long a key or client lookup is trusted before the database is asked again. */
+  AUTH_CACHE_MS: Type.Integer({ minimum: 0, default: 1000 }),
+  MICA_DEMO_SEED: Type.Union([Type.Literal('true'), Type.Literal('false')], { default: 'true' }),
+});
+
+export type Config = Readonly<
+  Omit<Static<typeof EnvSchema>, 'MICA_DEMO_SEED'> & { MICA_DEMO_SEED: boolean; storage: 'postgres' | 'pglite' }
+>;
+
+export class ConfigError extends Error {}
+
+/** Parses the environment once; the frozen result is passed down, never read globally. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const raw: Record<string, unknown> = {};
+  for (const key of Object.keys(EnvSchema.properties)) {
+    const v = env[key];
+    if (v !== undefined && v !== '') raw[key] = v;
+  }
+  const withDefaults = Value.Default(EnvSchema, Value.Convert(EnvSchema, raw));
+  if (!Value.Check(EnvSchema, withDefaults)) {
+    const errs = [...Value.Errors(EnvSchema, withDefaults)].map(
+      (e) => `${e.instancePath.replace(/^\//, '') || 'env'}: ${e.message}`,
+    );
+    throw new ConfigError(`invalid environment: ${errs.join('; ')}`);
+  }
+  const parsed = withDefaults as Static<typeof EnvSchema>;
+  return Object.freeze({
+    ...parsed,
+    MICA_DEMO_SEED: parsed.MICA_DEMO_SEED === 'true',
+    storage: parsed.DATABASE_URL ? 'postgres' : 'pglite',
+  });
+}

@@ -1,0 +1,91 @@
+import { randomBytes } from 'node:crypto';
+import { sql } from 'kysely';
+import type { Logger } from 'pino';
+import type { Config } from './config.ts';
+import { resolveRuleSettings } from './domain/rules/settings.ts';
+import { AppError } from './errors.ts';
+import { createClientContextResolver } from './services/client-context.ts';
+import { createClientsService } from './services/clients.service.ts';
+import { type CommandDeps, runCommand } from './services/commands.ts';
+import { createEvaluationService } from './services/evaluation.service.ts';
+import { createKeysService } from './services/keys.service.ts';
+import { createAuditWriter } from './storage/audit-writer.ts';
+import { createClientsRepo } from './storage/clients.repo.ts';
+import { type DatabaseHandle, openDatabase } from './storage/db.ts';
+import { createEvaluationsRepo } from './storage/evaluations.repo.ts';
+import { createKeysRepo } from './storage/keys.repo.ts';
+import { migrateToLatest } from './storage/migrations/index.ts';
+import { createOperatorAuditRepo } from './storage/operator-audit.repo.ts';
+
+/** The composition root: builds every service from the config; the only place that wires things. */
+export async function createDeps(
+  config: Config,
+  opts: { logger?: Logger; database?: DatabaseHandle; skipMigrations?: boolean } = {},
+) {
+  const database =
+    opts.database ?? (await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.MICA_DATA_DIR }));
+  const { db } = database;
+  if (!opts.skipMigrations) await migrateToLatest(db);
+
+  const clientsRepo = createClientsRepo(db);
+  const operatorAudit = createOperatorAuditRepo(db);
+  const evaluationsRepo = createEvaluationsRepo(db);
+
+  const clients = createClientsService({
+    clients: clientsRepo,
+    audit: operatorAudit,
+    cacheMs: config.AUTH_CACHE_MS,
+    validateSettings: (s) => {
+      try {
+        resolveRuleSettings(s);
+      } catch (e) {
+        throw new AppError('INVALID_REQUEST', `invalid settings: ${(e as Error).message}`);
+      }
+    },
+  });
+  const keys = createKeysService({
+    keys: createKeysRepo(db),
+    clients: clientsRepo,
+    audit: operatorAudit,
+    cacheMs: config.AUTH_CACHE_MS,
+  });
+  const clientContext = createClientContextResolver({ getClient: (id) => clients.get(id) });
+
+  const auditWriter = createAuditWriter({
+    insertBatch: (records) => evaluationsRepo.insertBatch(records),
+    maxBatch: config.AUDIT_MAX_BATCH,
+    // PGlite has one connection; a server pipelines a few transactions.
+    maxInFlight: database.kind === 'pglite' ? 1 : 3,
+    onError: (err, size) => opts.logger?.error({ err, size }, 'audit batch failed; retrying one by one'),
+  });
+  const evaluation = createEvaluationService({ clientContext, evaluations: evaluationsRepo, audit: auditWriter });
+
+  const commandDeps: CommandDeps = { migrate: () => migrateToLatest(db), clients, keys };
+  // The operator token of this process: configured, or made at start for the CLI to find.
+  const operatorToken = config.MICA_OPERATOR_TOKEN ?? randomBytes(24).toString('base64url');
+
+  return {
+    config,
+    database,
+    db,
+    clients,
+    keys,
+    clientContext,
+    evaluation,
+    auditWriter,
+    operatorAudit,
+    operatorToken: () => operatorToken,
+    commands: (name: string, args: unknown, actor: string) => runCommand(commandDeps, name, args, actor),
+    readinessChecks: {
+      database: async () => {
+        await sql`select 1`.execute(db);
+      },
+    } as Record<string, () => Promise<void>>,
+    /** Flushes pending audit batches, then closes the store. */
+    async close() {
+      await auditWriter.close();
+      await database.close();
+    },
+  };
+}
+export type Deps = Awaited<ReturnType<typeof createDeps>>;

@@ -1,0 +1,146 @@
+// Business-day arithmetic in a client's IANA time zone (CONTRACT §5): Saturdays, Sundays and the
+// holidays reported by `isHoliday` are skipped. Used for STR deadlines and case / alert due dates.
+
+export interface BusinessDayOptions {
+  timeZone: string;
+  /** Holiday test on a local calendar date `YYYY-MM-DD`. */
+  isHoliday?: (isoDate: string) => boolean;
+}
+
+interface LocalDateTime {
+  year: number;
+  month: number;
+  day: number;
+  hour: number;
+  minute: number;
+  second: number;
+  millisecond: number;
+}
+
+// A run of holidays longer than this is a broken holiday source, not a calendar.
+const MAX_CONSECUTIVE_NON_BUSINESS_DAYS = 366;
+
+// Intl.DateTimeFormat construction is expensive; one formatter per zone is enough.
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+function formatterFor(timeZone: string): Intl.DateTimeFormat {
+  let fmt = formatters.get(timeZone);
+  if (fmt === undefined) {
+    fmt = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+    });
+    formatters.set(timeZone, fmt);
+  }
+  return fmt;
+}
+
+function assertValidDate(d: Date, what: string): void {
+  if (!(d instanceof Date) || Number.isNaN(d.getTime())) {
+    throw new RangeError(`${what} must be a valid Date`);
+  }
+}
+
+function localDateTime(instant: Date, timeZone: string): LocalDateTime {
+  const parts: Record<string, number> = {};
+  for (const p of formatterFor(timeZone).formatToParts(instant)) {
+    if (p.type !== 'literal') parts[p.type] = Number(p.value);
+  }
+  const ms = instant.getTime();
+  return {
+    year: parts.year ?? 0,
+    month: parts.month ?? 1,
+    day: parts.day ?? 1,
+    // Some engines still print midnight as 24 despite h23.
+    hour: (parts.hour ?? 0) % 24,
+    minute: parts.minute ?? 0,
+    second: parts.second ?? 0,
+    millisecond: ((ms % 1000) + 1000) % 1000,
+  };
+}
+
+function pad(n: number, width = 2): string {
+  return String(n).padStart(width, '0');
+}
+
+function isoDateOf(year: number, month: number, day: number): string {
+  return `${pad(year, 4)}-${pad(month)}-${pad(day)}`;
+}
+
+/** The calendar date `YYYY-MM-DD` of an instant in the given IANA time zone. */
+export function localIsoDate(instant: Date, timeZone: string): string {
+  assertValidDate(instant, 'instant');
+  const l = localDateTime(instant, timeZone);
+  return isoDateOf(l.year, l.month, l.day);
+}
+
+/** Whether a local calendar date `YYYY-MM-DD` is a business day (not a weekend, not a holiday). */
+export function isBusinessDate(isoDate: string, isHoliday?: (isoDate: string) => boolean): boolean {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(isoDate);
+  if (m === null) throw new RangeError(`not a YYYY-MM-DD date: ${isoDate}`);
+  const weekday = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]))).getUTCDay();
+  if (weekday === 0 || weekday === 6) return false;
+  return isHoliday === undefined || !isHoliday(isoDate);
+}
+
+/** Whether the instant falls on a business day of the time zone given. */
+export function isBusinessDay(instant: Date, opts: BusinessDayOptions): boolean {
+  return isBusinessDate(localIsoDate(instant, opts.timeZone), opts.isHoliday);
+}
+
+// The zone's offset (local minus UTC, in ms) at an instant.
+function offsetAt(utcMs: number, timeZone: string): number {
+  const l = localDateTime(new Date(utcMs), timeZone);
+  const asUtc = Date.UTC(l.year, l.month - 1, l.day, l.hour, l.minute, l.second, l.millisecond);
+  return asUtc - utcMs;
+}
+
+// Local wall time → instant. Like Temporal's 'compatible' disambiguation: a wall time repeated by
+// a fall-back change takes the earlier instant, one skipped by a spring-forward gap the later.
+function instantOfLocal(l: LocalDateTime, timeZone: string): Date {
+  const wall = Date.UTC(l.year, l.month - 1, l.day, l.hour, l.minute, l.second, l.millisecond);
+  const first = wall - offsetAt(wall, timeZone);
+  const candidates = [first, wall - offsetAt(first, timeZone)];
+  const exact = candidates.filter((c) => c + offsetAt(c, timeZone) === wall);
+  return new Date(exact.length > 0 ? Math.min(...exact) : Math.max(...candidates));
+}
+
+/**
+ * Adds n business days: steps calendar days in the zone until n business days have passed and
+ * keeps the start's local time of day. n = 0 returns the start.
+ */
+export function addBusinessDays(start: Date, n: number, opts: BusinessDayOptions): Date {
+  assertValidDate(start, 'start');
+  if (!Number.isInteger(n) || n < 0) throw new RangeError(`n must be a non-negative integer, got ${n}`);
+  if (n === 0) return new Date(start.getTime());
+  const local = localDateTime(start, opts.timeZone);
+  // Walk the local calendar with a UTC-noon cursor: calendar-day steps, free of DST effects.
+  const cursor = new Date(Date.UTC(local.year, local.month - 1, local.day, 12));
+  let counted = 0;
+  let skippedInARow = 0;
+  while (counted < n) {
+    cursor.setUTCDate(cursor.getUTCDate() + 1);
+    const iso = isoDateOf(cursor.getUTCFullYear(), cursor.getUTCMonth() + 1, cursor.getUTCDate());
+    if (isBusinessDate(iso, opts.isHoliday)) {
+      counted += 1;
+      skippedInARow = 0;
+    } else if (++skippedInARow > MAX_CONSECUTIVE_NON_BUSINESS_DAYS) {
+      throw new RangeError('no business day within a year: check the holiday source');
+    }
+  }
+  return instantOfLocal(
+    {
+      ...local,
+      year: cursor.getUTCFullYear(),
+      month: cursor.getUTCMonth() + 1,
+      day: cursor.getUTCDate(),
+    },
+    opts.timeZone,
+  );
+}

@@ -1,0 +1,85 @@
+// Typed, never-throwing reads of an event's `data`. The HTTP layer validates types; here a value
+// of the wrong JS type is simply absent, so odd data can neither crash nor mis-trigger a rule.
+
+/** Read access to an event's data object by field name. */
+export interface Facts {
+  /** A finite number, else undefined. */
+  num(key: string): number | undefined;
+  /** A boolean, else undefined. */
+  bool(key: string): boolean | undefined;
+  /** A string, else undefined. */
+  str(key: string): string | undefined;
+  /** The raw value (own property only), for fields with a structured type. */
+  raw(key: string): unknown;
+}
+
+const EMPTY: Readonly<Record<string, unknown>> = Object.freeze({});
+
+/** Wraps arbitrary `data` (anything that is not a plain object reads as empty). */
+export function readFacts(data: unknown): Facts {
+  const obj: Readonly<Record<string, unknown>> =
+    data !== null && typeof data === 'object' && !Array.isArray(data)
+      ? (data as Record<string, unknown>)
+      : EMPTY;
+  // Own properties only: a prototype must not be able to supply evidence or facts.
+  const raw = (key: string): unknown => (Object.hasOwn(obj, key) ? obj[key] : undefined);
+  return {
+    raw,
+    num(key) {
+      const v = raw(key);
+      return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
+    },
+    bool(key) {
+      const v = raw(key);
+      return typeof v === 'boolean' ? v : undefined;
+    },
+    str(key) {
+      const v = raw(key);
+      return typeof v === 'string' ? v : undefined;
+    },
+  };
+}
+
+const ISO_8601 =
+  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})?)?$/i;
+
+/**
+ * Parses an ISO 8601 date or date-time; undefined when malformed or not a real calendar time.
+ * A value without an offset is read as UTC (the service's timestamps are UTC), never as the
+ * process's local time, which would make the engine depend on where it runs.
+ */
+export function parseIsoInstant(s: string): Date | undefined {
+  const m = ISO_8601.exec(s.trim());
+  if (m === null) return undefined;
+  const [, y, mo, d, h = '00', mi = '00', sec = '00', frac = '', zone] = m;
+  const year = Number(y);
+  const month = Number(mo);
+  const day = Number(d);
+  const hour = Number(h);
+  const minute = Number(mi);
+  const second = Number(sec);
+  if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return undefined;
+  const ms = Number(frac.padEnd(3, '0').slice(0, 3));
+  // setUTCFullYear, not Date.UTC, which maps years 0–99 to 1900–1999.
+  const date = new Date(0);
+  date.setUTCFullYear(year, month - 1, day);
+  // A rolled-over date (31 April → 1 May) is not the date written.
+  if (date.getUTCDate() !== day) return undefined;
+  date.setUTCHours(hour, minute, second, ms);
+  const wall = date.getTime();
+  let offsetMin = 0;
+  if (zone !== undefined && zone.toUpperCase() !== 'Z') {
+    const digits = zone.replace(':', '');
+    const oh = Number(digits.slice(1, 3));
+    const om = Number(digits.slice(3, 5));
+    if (oh > 23 || om > 59) return undefined;
+    offsetMin = (digits[0] === '-' ? -1 : 1) * (oh * 60 + om);
+  }
+  const t = wall - offsetMin * 60_000;
+  return Number.isFinite(t) && Math.abs(t) <= 8.64e15 ? new Date(t) : undefined;
+}
+
+/** Rounds to a micro-euro so that sums like 999.99 + 0.01 compare as the 1000 they are. */
+export function roundMoney(x: number): number {
+  return Math.round(x * 1e6) / 1e6;
+}

@@ -1,0 +1,22 @@
+export { parseEuXml } from './eu-xml.ts';
+export {
+  type AddressScope,
+  classifyListedAddress,
+  type EntryType,
+  type ListedAddress,
+  ListFormatError,
+  type ListSource,
+  listedAddress,
+  type SanctionsEntry,
+  type SanctionsList,
+} from './model.ts';
+export {
+  type OfacCsvFiles,
+  type OfacCsvOptions,
+  type OfacCsvResult,
+  parseOfacCsv,
+  splitPrograms,
+} from './ofac-csv.ts';
+export { ofacDate, parseOfacXml } from './ofac-xml.ts';
+export { extractRemarkAddresses, type RemarkAddress } from './remarks.ts';
+export { parseUnXml } from './un-xml.ts';

@@ -1,0 +1,155 @@
+import { parse } from 'csv-parse/sync';
+import {
+  type EntryType,
+  type ListedAddress,
+  ListFormatError,
+  listedAddress,
+  type SanctionsEntry,
+  type SanctionsList,
+} from './model.ts';
+import { extractRemarkAddresses } from './remarks.ts';
+import { asText, clean, uniq } from './text.ts';
+
+/** The legacy OFAC CSV set: sdn.csv is required, the three companions are optional. */
+export interface OfacCsvFiles {
+  sdn: string | Uint8Array;
+  add?: string | Uint8Array;
+  alt?: string | Uint8Array;
+  comments?: string | Uint8Array;
+}
+
+export interface OfacCsvOptions {
+  /** The CSV set carries no date; the caller supplies it (e.g. from the download). */
+  published_at?: string | null;
+}
+
+/** The parsed list plus what was skipped, so an import can report it. */
+export type OfacCsvResult = SanctionsList & { warnings: string[] };
+
+/** Column counts of the headerless files, from OFAC's data specification. */
+const COLUMNS = { sdn: 12, add: 6, alt: 5, comments: 2 } as const;
+
+/** OFAC writes an empty cell as the unquoted token `-0- ` (with a trailing space). */
+function cell(value: string | undefined): string {
+  const v = (value ?? '').trim();
+  return v === '-0-' ? '' : v;
+}
+
+/** Remarks halves are joined byte for byte: trimming could glue `XBT ` + `1abc` into `XBT1abc`. */
+function rawCell(value: string | undefined): string {
+  return (value ?? '').trim() === '-0-' ? '' : (value ?? '');
+}
+
+/** Drops trailing line breaks and the DOS EOF byte 0x1A. */
+function stripDosEof(text: string): string {
+  let end = text.length;
+  while (end > 0) {
+    const c = text.charCodeAt(end - 1);
+    if (c !== 0x1a && c !== 0x0d && c !== 0x0a) break;
+    end--;
+  }
+  return text.slice(0, end);
+}
+
+function readRows(input: string | Uint8Array, file: keyof typeof COLUMNS): string[][] {
+  // Full downloads end with a DOS EOF byte (0x1A) after the last CRLF: a bogus last row otherwise.
+  const text = stripDosEof(asText(input, `${file}.csv`));
+  if (text === '') return [];
+  let rows: string[][];
+  try {
+    rows = parse(text, { relax_column_count: true, skip_empty_lines: true }) as string[][];
+  } catch (err) {
+    throw new ListFormatError(`${file}.csv is not valid CSV: ${(err as Error).message}`);
+  }
+  const want = COLUMNS[file];
+  rows.forEach((row, i) => {
+    if (row.length !== want) {
+      throw new ListFormatError(`${file}.csv row ${i + 1}: expected ${want} columns, found ${row.length}`);
+    }
+    if (!/^\d+$/.test(cell(row[0]))) {
+      throw new ListFormatError(
+        `${file}.csv row ${i + 1}: ent_num "${row[0]}" is not a number (a header row?)`,
+      );
+    }
+  });
+  return rows;
+}
+
+function entryType(sdnType: string): EntryType {
+  // OFAC never writes "entity": an entity's SDN_Type is the empty token.
+  switch (sdnType.toLowerCase()) {
+    case '':
+    case 'entity':
+      return 'entity';
+    case 'individual':
+      return 'individual';
+    case 'vessel':
+      return 'vessel';
+    case 'aircraft':
+      return 'aircraft';
+    default:
+      return 'other';
+  }
+}
+
+/** `SDGT] [IFSR` is `[SDGT] [IFSR]` with the outer brackets removed. */
+export function splitPrograms(field: string): string[] {
+  return uniq(field.split(/\]\s*\[/).map((p) => p.replace(/[[\]]/g, '').trim()));
+}
+
+/** Parses OFAC's legacy CSV set (sdn, add, alt, sdn_comments) into the common model. */
+export function parseOfacCsv(files: OfacCsvFiles, options: OfacCsvOptions = {}): OfacCsvResult {
+  if (!files || files.sdn === undefined) throw new ListFormatError('OFAC CSV set: sdn.csv is required');
+  const warnings: string[] = [];
+  const sdnRows = readRows(files.sdn, 'sdn');
+  if (sdnRows.length === 0) throw new ListFormatError('sdn.csv holds no rows');
+
+  // Remarks are cut at 1000 characters and continue in sdn_comments.csv, joined with no separator.
+  const continuation = new Map<string, string>();
+  for (const row of files.comments === undefined ? [] : readRows(files.comments, 'comments')) {
+    const id = cell(row[0]);
+    continuation.set(id, (continuation.get(id) ?? '') + rawCell(row[1]));
+  }
+
+  const aliases = new Map<string, string[]>();
+  for (const row of files.alt === undefined ? [] : readRows(files.alt, 'alt')) {
+    const id = cell(row[0]);
+    const name = clean(cell(row[3]));
+    if (name === '') continue;
+    const list = aliases.get(id) ?? [];
+    list.push(name);
+    aliases.set(id, list);
+  }
+  // add.csv holds postal addresses, which the model does not carry; it is still checked for shape.
+  if (files.add !== undefined) readRows(files.add, 'add');
+
+  const entries: SanctionsEntry[] = [];
+  const addresses: ListedAddress[] = [];
+  const ids = new Set<string>();
+  for (const row of sdnRows) {
+    const entry_id = cell(row[0]);
+    if (ids.has(entry_id)) {
+      warnings.push(`sdn.csv: duplicate ent_num ${entry_id} ignored`);
+      continue;
+    }
+    ids.add(entry_id);
+    entries.push({
+      entry_id,
+      name: clean(cell(row[1])),
+      type: entryType(cell(row[2])),
+      programs: splitPrograms(cell(row[3])),
+      aliases: uniq(aliases.get(entry_id) ?? []),
+    });
+    const remarks = rawCell(row[11]) + (continuation.get(entry_id) ?? '');
+    for (const { ticker, address } of extractRemarkAddresses(remarks)) {
+      addresses.push(listedAddress(entry_id, ticker, address));
+    }
+  }
+  for (const id of aliases.keys()) {
+    if (!ids.has(id)) warnings.push(`alt.csv: aliases for unknown ent_num ${id} ignored`);
+  }
+  for (const id of continuation.keys()) {
+    if (!ids.has(id)) warnings.push(`sdn_comments.csv: remarks for unknown ent_num ${id} ignored`);
+  }
+  return { source: 'ofac', published_at: options.published_at ?? null, entries, addresses, warnings };
+}

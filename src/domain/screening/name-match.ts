@@ -1,0 +1,159 @@
+import { jaroFloor, jaroWinkler, minLengthRatio } from './jaro-winkler.ts';
+import type { ListSource, SanctionsList } from './lists/model.ts';
+
+/** A listed party whose name or alias resembles the name searched. */
+export interface NameMatch {
+  list: ListSource;
+  entry_id: string;
+  /** The entry's primary name. */
+  name: string;
+  programs: string[];
+  /** Jaro-Winkler score 0–1 of the best of the entry's name and aliases. */
+  score: number;
+  /** The name or alias (as published) that scored best. */
+  matched_name: string;
+}
+
+/** Name search across every held list. */
+export interface NameIndex {
+  /** Entries scoring at least `threshold`, best first; [] for an empty or unusable name. */
+  search(name: string, threshold?: number): NameMatch[];
+  /** Number of indexed name forms (names and aliases). */
+  readonly size: number;
+}
+
+export const DEFAULT_NAME_THRESHOLD = 0.92;
+
+// Letters NFKD does not decompose into a base letter plus marks.
+const FOLD: Record<string, string> = {
+  ß: 'ss',
+  æ: 'ae',
+  œ: 'oe',
+  ø: 'o',
+  đ: 'd',
+  ð: 'd',
+  ł: 'l',
+  ı: 'i',
+  þ: 'th',
+  ħ: 'h',
+};
+
+/** Normalises a name for comparison: case, accents (NFKD), punctuation, and word order (sorted tokens). */
+export function normalizeName(name: string): string {
+  if (typeof name !== 'string') return '';
+  const folded = name
+    .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
+    .toLowerCase()
+    .replace(/[ßæœøđðłıþħ]/g, (c) => FOLD[c] ?? c)
+    // Apostrophes join (O'Brien = OBrien); every other non-letter/digit separates words.
+    .replace(/['’‘`ʼ]/g, '');
+  const tokens = folded.split(/[^\p{L}\p{N}]+/u).filter((t) => t !== '');
+  return tokens.sort().join(' ');
+}
+
+/** Similarity 0–1 of two names after normalisation. */
+export function nameScore(a: string, b: string): number {
+  const na = normalizeName(a);
+  const nb = normalizeName(b);
+  if (na === '' || nb === '') return 0;
+  return jaroWinkler(na, nb);
+}
+
+// Character buckets for a cheap upper bound on Jaro matches: a-z, 0-9, space, everything else.
+const BUCKETS = 38;
+
+function bucket(code: number): number {
+  if (code >= 97 && code <= 122) return code - 97;
+  if (code >= 48 && code <= 57) return code - 22;
+  return code === 32 ? 36 : 37;
+}
+
+function histogram(text: string): Uint8Array {
+  const h = new Uint8Array(BUCKETS);
+  for (let i = 0; i < text.length; i++) {
+    const b = bucket(text.charCodeAt(i));
+    if (h[b]! < 255) h[b]!++;
+  }
+  return h;
+}
+
+interface Form {
+  norm: string;
+  published: string;
+  list: ListSource;
+  entry_id: string;
+  name: string;
+  programs: string[];
+  hist: Uint8Array;
+}
+
+/** Builds the name index of the given lists: every entry's name and aliases, normalised once. */
+export function buildNameIndex(lists: SanctionsList[]): NameIndex {
+  const forms: Form[] = [];
+  for (const list of lists) {
+    for (const entry of list.entries) {
+      const seen = new Set<string>();
+      for (const published of [entry.name, ...entry.aliases]) {
+        const norm = normalizeName(published);
+        if (norm === '' || seen.has(norm)) continue;
+        seen.add(norm);
+        const { source } = list;
+        const { entry_id, name, programs } = entry;
+        forms.push({ norm, published, list: source, entry_id, name, programs, hist: histogram(norm) });
+      }
+    }
+  }
+  // Sorted by length, so a search scores only the slice whose length can still reach the threshold.
+  forms.sort((x, y) => x.norm.length - y.norm.length);
+  const lengths = forms.map((f) => f.norm.length);
+
+  const firstAtLeast = (len: number): number => {
+    let lo = 0;
+    let hi = lengths.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (lengths[mid]! < len) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  };
+
+  return {
+    size: forms.length,
+    search(name, threshold = DEFAULT_NAME_THRESHOLD) {
+      const query = normalizeName(name);
+      if (query === '' || !(threshold >= 0)) return [];
+      const ratio = minLengthRatio(threshold);
+      const lo = ratio > 0 ? firstAtLeast(Math.ceil(query.length * ratio - 1e-9)) : 0;
+      const hi = ratio > 0 ? firstAtLeast(Math.floor(query.length / ratio + 1e-9) + 1) : forms.length;
+      const jMin = jaroFloor(threshold);
+      const qHist = histogram(query);
+      const qBuckets = [...qHist.keys()].filter((b) => qHist[b]! > 0);
+      const best = new Map<string, NameMatch>();
+      for (let i = lo; i < hi; i++) {
+        const form = forms[i]!;
+        // Jaro matches pair equal characters, so the shared character multiset bounds them.
+        let shared = 0;
+        for (const b of qBuckets) shared += Math.min(qHist[b]!, form.hist[b]!);
+        if ((shared / query.length + shared / form.norm.length + 1) / 3 < jMin - 1e-12) continue;
+        const score = jaroWinkler(query, form.norm);
+        if (score < threshold) continue;
+        const key = `${form.list}\u0000${form.entry_id}`;
+        const prev = best.get(key);
+        if (prev && prev.score >= score) continue;
+        best.set(key, {
+          list: form.list,
+          entry_id: form.entry_id,
+          name: form.name,
+          programs: [...form.programs],
+          score,
+          matched_name: form.published,
+        });
+      }
+      return [...best.values()].sort(
+        (x, y) => y.score - x.score || x.list.localeCompare(y.list) || x.entry_id.localeCompare(y.entry_id),
+      );
+    },
+  };
+}

@@ -1,0 +1,162 @@
+// The normalised travel-rule transfer and the validator of the spec's plain JSON request
+// (service-spec "Travel-rule validation", CONTRACT §7 "Travel rule").
+import { CHAINS, type Chain, inferChain, validateAddress } from '../screening/address/index.ts';
+import { leiProblem } from './lei.ts';
+
+export type Direction = 'outbound' | 'inbound';
+export const DIRECTIONS: readonly Direction[] = ['outbound', 'inbound'];
+
+export interface TravelRuleOriginator {
+  name?: string;
+  wallet_address?: string;
+  geographic_address?: string;
+  national_id?: string;
+  date_of_birth?: string;
+}
+
+export interface TravelRuleBeneficiary {
+  name?: string;
+  wallet_address?: string;
+  casp_name?: string;
+  casp_lei?: string;
+}
+
+export interface TravelRuleTransfer {
+  transfer_id: string;
+  direction: Direction;
+  amount_eur: number;
+  blockchain?: Chain;
+  ownership_verified?: boolean;
+  originator: TravelRuleOriginator;
+  beneficiary: TravelRuleBeneficiary;
+}
+
+export type TransferValidation = { ok: true; transfer: TravelRuleTransfer } | { ok: false; errors: string[] };
+
+export interface ValidateTransferOptions {
+  /** Renames a plain dotted field in error messages (the IVMS101 form reports its own paths). */
+  fieldPath?: (field: string) => string;
+}
+
+const EVM_CHAINS: readonly Chain[] = ['ethereum', 'polygon', 'binance-smart-chain'];
+const ORIGINATOR_FIELDS = ['name', 'wallet_address', 'geographic_address', 'national_id', 'date_of_birth'] as const;
+const BENEFICIARY_FIELDS = ['name', 'wallet_address', 'casp_name', 'casp_lei'] as const;
+const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/** True for a value that carries nothing: absent, null, or a string of white space only. */
+export function isBlank(v: unknown): boolean {
+  return v === undefined || v === null || (typeof v === 'string' && v.trim() === '');
+}
+
+/** True for a plain JSON object (not null, not an array). */
+export function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** True for a YYYY-MM-DD string naming a real calendar day. */
+export function isIsoDate(s: string): boolean {
+  const m = ISO_DATE.exec(s);
+  if (!m) return false;
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const date = new Date(Date.UTC(y, mo - 1, d));
+  return date.getUTCFullYear() === y && date.getUTCMonth() === mo - 1 && date.getUTCDate() === d;
+}
+
+/** The chain an address is checked against: the declared one, else inferred (EVM → ethereum). */
+export function chainForAddress(address: string, blockchain: Chain | undefined): Chain | undefined {
+  if (blockchain) return blockchain;
+  const inferred = inferChain(address);
+  // An 0x address looks the same on every EVM chain; the contract names ethereum the default.
+  return inferred && EVM_CHAINS.includes(inferred) ? 'ethereum' : inferred;
+}
+
+function readParty<K extends string>(
+  input: unknown,
+  prefix: string,
+  fields: readonly K[],
+  errors: string[],
+  path: (field: string) => string,
+): Partial<Record<K, string>> {
+  const out: Partial<Record<K, string>> = {};
+  if (isBlank(input)) return out;
+  if (!isRecord(input)) {
+    errors.push(`${path(prefix)}: Must be an object`);
+    return out;
+  }
+  for (const field of fields) {
+    const v = input[field];
+    if (isBlank(v)) continue;
+    if (typeof v !== 'string') errors.push(`${path(`${prefix}.${field}`)}: Must be a string`);
+    else out[field] = v;
+  }
+  return out;
+}
+
+// Reports header problems; returns false when `blockchain` is unusable for address checks.
+function readHeader(body: Record<string, unknown>, errors: string[]): boolean {
+  const { transfer_id, direction, amount_eur, blockchain, ownership_verified } = body;
+  if (isBlank(transfer_id)) errors.push('transfer_id: Required');
+  else if (typeof transfer_id !== 'string') errors.push('transfer_id: Must be a string');
+
+  if (isBlank(direction)) errors.push('direction: Required');
+  else if (!DIRECTIONS.includes(direction as Direction))
+    errors.push(`direction: Must be one of: ${DIRECTIONS.join(', ')}`);
+
+  if (amount_eur === undefined || amount_eur === null) errors.push('amount_eur: Required');
+  else if (typeof amount_eur !== 'number' || !Number.isFinite(amount_eur))
+    errors.push('amount_eur: Must be a finite number');
+  else if (amount_eur < 0) errors.push('amount_eur: Must be >= 0');
+
+  const chainUsable = isBlank(blockchain) || CHAINS.includes(blockchain as Chain);
+  if (!chainUsable) errors.push(`blockchain: Must be one of: ${CHAINS.join(', ')}`);
+
+  if (ownership_verified !== undefined && ownership_verified !== null && typeof ownership_verified !== 'boolean')
+    errors.push('ownership_verified: Must be a boolean');
+  return chainUsable;
+}
+
+function addressError(address: string, chain: Chain | undefined): string | undefined {
+  const resolved = chainForAddress(address, chain);
+  if (!resolved) return 'address format not recognised for any supported chain';
+  const checked = validateAddress(resolved, address);
+  return checked.ok ? undefined : checked.reason;
+}
+
+// Value checks that need the parsed shape: addresses against their chain, the date, the LEI.
+function valueErrors(t: TravelRuleTransfer, path: (field: string) => string, checkAddresses: boolean): string[] {
+  const found: [string, string | undefined][] = [];
+  const { originator: o, beneficiary: b } = t;
+  // With an unknown `blockchain` the chain to check against is unknown: that error stands alone.
+  if (o.wallet_address !== undefined && checkAddresses)
+    found.push(['originator.wallet_address', addressError(o.wallet_address, t.blockchain)]);
+  if (o.date_of_birth !== undefined && !isIsoDate(o.date_of_birth))
+    found.push(['originator.date_of_birth', 'Must be a date YYYY-MM-DD']);
+  if (b.wallet_address !== undefined && checkAddresses)
+    found.push(['beneficiary.wallet_address', addressError(b.wallet_address, t.blockchain)]);
+  if (b.casp_lei !== undefined) found.push(['beneficiary.casp_lei', leiProblem(b.casp_lei)]);
+  return found.filter(([, reason]) => reason !== undefined).map(([field, reason]) => `${path(field)}: ${reason}`);
+}
+
+/** Checks a travel-rule request in the spec's JSON form and returns the normalised transfer or every error. */
+export function validateTransfer(input: unknown, options: ValidateTransferOptions = {}): TransferValidation {
+  const path = options.fieldPath ?? ((field: string) => field);
+  if (!isRecord(input)) return { ok: false, errors: ['body: Must be an object'] };
+  const errors: string[] = [];
+  const chainUsable = readHeader(input, errors);
+  const originator = readParty(input.originator, 'originator', ORIGINATOR_FIELDS, errors, path);
+  const beneficiary = readParty(input.beneficiary, 'beneficiary', BENEFICIARY_FIELDS, errors, path);
+
+  // Assembled even when the header is bad, so value errors are reported in the same answer.
+  const transfer: TravelRuleTransfer = {
+    transfer_id: input.transfer_id as string,
+    direction: input.direction as Direction,
+    amount_eur: input.amount_eur as number,
+    originator,
+    beneficiary,
+  };
+  if (!isBlank(input.blockchain) && chainUsable) transfer.blockchain = input.blockchain as Chain;
+  if (typeof input.ownership_verified === 'boolean') transfer.ownership_verified = input.ownership_verified;
+
+  errors.push(...valueErrors(transfer, path, chainUsable));
+  return errors.length > 0 ? { ok: false, errors } : { ok: true, transfer };
+}

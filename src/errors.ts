@@ -1,0 +1,50 @@
+/**
+ * The one error registry: every error the service answers with is an AppError carrying a code;
+ * the code decides the HTTP status, and the route's wire format (nested, flat, webhook) decides
+ * how it is rendered (see http/plugins/error-handler.ts).
+ */
+export const ERROR_CODES = {
+  INVALID_REQUEST: { status: 400, flat: 'VALIDATION', webhook: 'BAD_REQUEST' },
+  UNAUTHORIZED: { status: 401, flat: 'AUTHENTICATION', webhook: 'UNAUTHORIZED' },
+  FORBIDDEN: { status: 403, flat: 'FORBIDDEN', webhook: 'UNAUTHORIZED' },
+  CLIENT_NOT_FOUND: { status: 404, flat: 'NOT_FOUND', webhook: 'BAD_REQUEST' },
+  NOT_FOUND: { status: 404, flat: 'NOT_FOUND', webhook: 'BAD_REQUEST' },
+  INVALID_TRANSITION: { status: 409, flat: 'CONFLICT', webhook: 'DUPLICATE_ALERT' },
+  DUPLICATE_ALERT: { status: 409, flat: 'CONFLICT', webhook: 'DUPLICATE_ALERT' },
+  PAYLOAD_TOO_LARGE: { status: 413, flat: 'VALIDATION', webhook: 'BAD_REQUEST' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, flat: 'VALIDATION', webhook: 'BAD_REQUEST' },
+  RATE_LIMITED: { status: 429, flat: 'RATE_LIMIT', webhook: 'RATE_LIMITED' },
+  INTERNAL_ERROR: { status: 500, flat: 'INTERNAL', webhook: 'INTERNAL_ERROR' },
+  SERVICE_UNAVAILABLE: { status: 503, flat: 'VENDOR', webhook: 'INTERNAL_ERROR' },
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export interface ErrorDetails {
+  field?: string;
+  reason?: string;
+  errors?: string[];
+  [key: string]: unknown;
+}
+
+/** An error meant for the caller: its message and details are safe to show. */
+export class AppError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: ErrorDetails,
+    /** Extra response headers (e.g. Retry-After). */
+    readonly headers?: Record<string, string>,
+  ) {
+    super(message);
+    this.status = ERROR_CODES[code].status;
+  }
+}
+
+/** Shorthand for the 400 of a validation failure that lists every problem. */
+export function validationError(errors: string[], extra?: ErrorDetails): AppError {
+  const first = errors[0] ?? 'body: invalid';
+  const field = first.slice(0, first.indexOf(':')) || 'body';
+  return new AppError('INVALID_REQUEST', `Invalid request: ${first}`, { field, ...extra, errors });
+}

@@ -1,0 +1,56 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { AppError } from '../../errors.ts';
+import type { Environment, KeysService, Principal } from '../../services/keys.service.ts';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** 'client': a bearer API key; 'admin': an admin API key; 'operator': the operator token; 'none'. */
+    auth?: 'client' | 'admin' | 'operator' | 'none';
+  }
+  interface FastifyRequest {
+    principal?: Principal;
+  }
+}
+
+function bearer(req: FastifyRequest): string | undefined {
+  const h = req.headers.authorization;
+  if (typeof h !== 'string') return undefined;
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(h);
+  return m?.[1];
+}
+
+/** The caller behind a request that passed authentication. */
+export function principalOf(req: FastifyRequest): Principal {
+  if (!req.principal) throw new AppError('UNAUTHORIZED', 'Missing or invalid API key');
+  return req.principal;
+}
+
+/** Authenticates before the body is read, so an unauthenticated caller learns nothing about validation. */
+export function registerAuth(
+  app: FastifyInstance,
+  deps: { keys: Pick<KeysService, 'authenticate'>; environment: Environment; operatorToken: () => string | undefined },
+): void {
+  app.addHook('onRequest', async (req) => {
+    const mode = req.routeOptions.config?.auth ?? 'none';
+    if (mode === 'none') return;
+    const token = bearer(req);
+    if (mode === 'operator') {
+      const expected = deps.operatorToken();
+      if (!token || !expected || !timingSafeEqualStr(token, expected))
+        throw new AppError('UNAUTHORIZED', 'Missing or invalid operator token');
+      return;
+    }
+    const principal = token ? await deps.keys.authenticate(token, deps.environment) : undefined;
+    if (!principal) throw new AppError('UNAUTHORIZED', 'Missing, invalid, expired or revoked API key');
+    if (mode === 'admin' && principal.role !== 'admin')
+      throw new AppError('FORBIDDEN', 'This endpoint needs an admin key');
+    req.principal = principal;
+  });
+}
+
+function timingSafeEqualStr(a: string, b: string): boolean {
+  const ha = createHash('sha256').update(a).digest();
+  const hb = createHash('sha256').update(b).digest();
+  return timingSafeEqual(ha, hb);
+}

@@ -1,0 +1,73 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, ERROR_CODES } from '../../errors.ts';
+import { describeAjvErrors } from '../validation.ts';
+
+export type ErrorFormat = 'nested' | 'flat' | 'webhook';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** How this route renders errors (CONTRACT §3); nested when not set. */
+    errorFormat?: ErrorFormat;
+  }
+}
+
+/** Maps anything thrown to an AppError; internals (stack, SQL) never reach the caller. */
+export function toAppError(err: unknown): AppError {
+  if (err instanceof AppError) return err;
+  const fe = err as FastifyError & { validation?: unknown[]; validationContext?: string };
+  if (Array.isArray(fe.validation)) {
+    const problems = describeAjvErrors(fe.validation as never);
+    const errors = problems.map((p) => `${p.field}: ${p.reason}`);
+    const first = problems[0] ?? { field: 'body', reason: 'Invalid value' };
+    return new AppError('INVALID_REQUEST', `Invalid request: ${errors[0] ?? 'body: Invalid value'}`, {
+      field: first.field,
+      reason: first.reason,
+      errors,
+    });
+  }
+  switch (fe.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new AppError('PAYLOAD_TOO_LARGE', 'Request body exceeds the 1 MiB limit', { field: 'body' });
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+    case 'FST_ERR_CTP_EMPTY_TYPE':
+    case 'FST_ERR_CTP_INVALID_TYPE':
+      return new AppError('INVALID_REQUEST', 'Request body must be JSON', { field: 'body' });
+  }
+  const status = typeof fe.statusCode === 'number' ? fe.statusCode : 500;
+  if (status === 413) return new AppError('PAYLOAD_TOO_LARGE', 'Request body exceeds the 1 MiB limit');
+  if (status >= 400 && status < 500) return new AppError('INVALID_REQUEST', 'Invalid request');
+  return new AppError('INTERNAL_ERROR', 'Internal error');
+}
+
+/** Renders an AppError in one of the three wire formats. */
+export function renderError(err: AppError, format: ErrorFormat): Record<string, unknown> {
+  if (format === 'flat') {
+    const { field: _f, reason, errors, ...rest } = err.details ?? {};
+    const details: Record<string, unknown> = { ...rest };
+    if (err.code === 'INVALID_REQUEST') details.errors = errors ?? (reason ? [`${_f ?? 'body'}: ${reason}`] : []);
+    return { error: err.message, type: ERROR_CODES[err.code].flat, details, statusCode: err.status };
+  }
+  const code = format === 'webhook' ? ERROR_CODES[err.code].webhook : err.code;
+  return { error: { code, message: err.message, ...(err.details ? { details: err.details } : {}) } };
+}
+
+/** Sends an error response in the route's format. */
+export function sendError(req: FastifyRequest, reply: FastifyReply, err: AppError): FastifyReply {
+  const format = req.routeOptions.config?.errorFormat ?? 'nested';
+  if (err.headers) reply.headers(err.headers);
+  return reply.code(err.status).type('application/json; charset=utf-8').send(renderError(err, format));
+}
+
+export function registerErrorHandler(app: FastifyInstance): void {
+  app.setErrorHandler((error, req, reply) => {
+    const appErr = toAppError(error);
+    if (appErr.status >= 500) req.log.error({ err: error }, 'request failed');
+    else req.log.info({ code: appErr.code, status: appErr.status }, 'request rejected');
+    return sendError(req, reply, appErr);
+  });
+  app.setNotFoundHandler((req, reply) =>
+    sendError(req, reply, new AppError('NOT_FOUND', `Route ${req.method} ${req.url.split('?')[0]} not found`)),
+  );
+}

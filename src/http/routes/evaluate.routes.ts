@@ -1,0 +1,55 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { EvaluationService } from '../../services/evaluation.service.ts';
+import { principalOf } from '../plugins/auth.ts';
+import { NestedError, nestedErrorResponses } from '../schemas/common.schema.ts';
+import { EvaluationRequestSchema, EvaluationResponseSchema } from '../schemas/evaluate.schema.ts';
+
+/** POST /api/mica/evaluate and GET /api/mica/evaluations/{id}. */
+export const evaluateRoutes =
+  (deps: { evaluation: EvaluationService }): FastifyPluginAsyncTypebox =>
+  async (app) => {
+    app.post(
+      '/api/mica/evaluate',
+      {
+        config: { auth: 'client', errorFormat: 'nested' },
+        schema: {
+          tags: ['evaluation'],
+          summary: 'Evaluate an event against the MiCA rule catalogue',
+          security: [{ bearer: [] }],
+          body: EvaluationRequestSchema,
+          response: { 200: EvaluationResponseSchema, ...nestedErrorResponses },
+        },
+      },
+      async (req, reply) => {
+        const { responseJson } = await deps.evaluation.evaluate(principalOf(req), req.body as never, actorOf(req));
+        // Sent as the exact text that was stored with the audit record.
+        return reply.type('application/json; charset=utf-8').send(responseJson as never);
+      },
+    );
+
+    app.get(
+      '/api/mica/evaluations/:evaluation_id',
+      {
+        config: { auth: 'client', errorFormat: 'nested' },
+        schema: {
+          tags: ['evaluation'],
+          summary: 'One stored evaluation, as it was returned',
+          security: [{ bearer: [] }],
+          params: Type.Object({ evaluation_id: Type.String({ maxLength: 64 }) }),
+          response: { 200: EvaluationResponseSchema, 401: NestedError, 404: NestedError },
+        },
+      },
+      async (req, reply) => {
+        const stored = await deps.evaluation.get(principalOf(req), req.params.evaluation_id);
+        return reply.type('application/json; charset=utf-8').send(JSON.stringify(stored) as never);
+      },
+    );
+  };
+
+/** The evaluator recorded with the audit rows: the key, and the named actor when one is given. */
+function actorOf(req: { principal?: { keyId: string; officer: string | null }; headers: Record<string, unknown> }) {
+  const key = req.principal ? `key:${req.principal.keyId}` : 'system';
+  const actor = typeof req.headers['x-actor'] === 'string' ? req.headers['x-actor'].slice(0, 128) : req.principal?.officer;
+  return actor ? `${key} (${actor})` : key;
+}

@@ -1,0 +1,35 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { AppError } from '../../errors.ts';
+import type { ClientContext } from '../../services/evaluation.service.ts';
+import { listCatalogue } from '../../domain/rules/catalogue.ts';
+import { principalOf } from '../plugins/auth.ts';
+import { NestedError } from '../schemas/common.schema.ts';
+
+/** GET /api/mica/rules: the catalogue as the caller's client has it configured. */
+export const rulesRoutes =
+  (deps: { clientContext: (clientId: string) => Promise<ClientContext | undefined> }): FastifyPluginAsyncTypebox =>
+  async (app) => {
+    app.get(
+      '/api/mica/rules',
+      {
+        config: { auth: 'client', errorFormat: 'nested' },
+        schema: {
+          tags: ['evaluation'],
+          summary: 'The rule catalogue as configured for this client',
+          security: [{ bearer: [] }],
+          response: {
+            200: Type.Object({ client_id: Type.String(), rules: Type.Array(Type.Unknown()) }),
+            401: NestedError,
+            404: NestedError,
+          },
+        },
+      },
+      async (req) => {
+        const principal = principalOf(req);
+        const ctx = await deps.clientContext(principal.clientId);
+        if (!ctx) throw new AppError('CLIENT_NOT_FOUND', `Client ${principal.clientId} not found`);
+        return { client_id: principal.clientId, rules: listCatalogue(ctx.settings) };
+      },
+    );
+  };

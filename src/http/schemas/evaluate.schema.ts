@@ -1,0 +1,170 @@
+import { type Static, type TSchema, Type } from 'typebox';
+import { Enum, NonNegative } from './common.schema.ts';
+
+export const TRIGGER_TYPES = ['transaction', 'wallet_screen', 'travel_rule', 'periodic', 'manual'] as const;
+export const ENTITY_TYPES = ['transaction', 'wallet', 'transfer', 'customer', 'governance'] as const;
+export const CHAIN_NAMES = ['ethereum', 'bitcoin', 'polygon', 'binance-smart-chain', 'solana'] as const;
+
+const Country = Type.String({ pattern: '^[A-Za-z]{2}$', description: 'ISO 3166-1 alpha-2' });
+const Id = Type.String({ minLength: 1, maxLength: 256 });
+const Timestamp = Type.String({ format: 'date-time' });
+const DateOrTime = Type.Union([Type.String({ format: 'date' }), Type.String({ format: 'date-time' })]);
+
+const transactionFields = {
+  customer_verified: Type.Boolean(),
+  customer_id: Id,
+  customer_country: Country,
+  amount_eur: NonNegative('amount in EUR'),
+  amount_crypto: NonNegative(),
+  transaction_type: Enum(['send', 'receive', 'trade']),
+  full_cdd_complete: Type.Boolean(),
+  cdd_completion_date: DateOrTime,
+  self_hosted_wallet: Type.Boolean(),
+  ownership_verified: Type.Boolean(),
+  wallet_address: Type.String({ maxLength: 256 }),
+  address_validation_status: Enum(['passed', 'failed', 'pending']),
+  multiple_identities_detected: Type.Boolean(),
+  suspicious_activity_detected: Type.Boolean(),
+};
+
+const walletFields = {
+  wallet_address: Type.String({ minLength: 1, maxLength: 256 }),
+  blockchain: Enum(CHAIN_NAMES),
+  wallet_risk_score: Type.Number({ minimum: 0, maximum: 100 }),
+  wallet_risk_level: Enum(['low', 'medium', 'high', 'critical']),
+  associated_exchanges: Type.Array(Type.String({ maxLength: 256 }), { maxItems: 1000 }),
+  associated_sanctions: Type.Boolean(),
+  associated_darknet: Type.Boolean(),
+  transaction_history_length: NonNegative('days'),
+  transaction_frequency: NonNegative('transactions per day'),
+  self_hosted_wallet: Type.Boolean(),
+  ownership_verified: Type.Boolean(),
+  name_match_score: Type.Number({ minimum: 0, maximum: 1, description: 'extension (MICA-WAL-005)' }),
+};
+
+const travelFields = {
+  transfer_id: Id,
+  direction: Enum(['outbound', 'inbound']),
+  amount_eur: NonNegative(),
+  amount_crypto: NonNegative(),
+  originator_name: Type.String({ maxLength: 512 }),
+  originator_customer_id: Type.String({ maxLength: 256 }),
+  originator_country: Country,
+  originator_wallet_address: Type.String({ maxLength: 256 }),
+  beneficiary_name: Type.String({ maxLength: 512 }),
+  beneficiary_customer_id: Type.String({ maxLength: 256 }),
+  beneficiary_country: Country,
+  beneficiary_wallet_address: Type.String({ maxLength: 256 }),
+  transfer_type: Enum(['internal', 'external']),
+  data_completeness: Enum(['complete', 'partial', 'missing']),
+  self_hosted_wallet: Type.Boolean(),
+  ownership_verified: Type.Boolean(),
+};
+
+const periodicFields = {
+  compliance_officer_board_access_documented: Type.Boolean(),
+  third_party_oversight_active: Type.Boolean(),
+  days_since_last_review: NonNegative(),
+  days_since_last_training: NonNegative(),
+  customer_id: Id,
+  days_since_last_cdd_review: NonNegative(),
+  risk_profile_changed: Type.Boolean(),
+  str_detected_at: Timestamp,
+  str_filed: Type.Boolean(),
+};
+
+const TRAVEL_REQUIRED = [
+  'transfer_id',
+  'direction',
+  'amount_eur',
+  'amount_crypto',
+  'transfer_type',
+  'data_completeness',
+  'self_hosted_wallet',
+] as const;
+
+// Extra fields in `data` are kept in the stored request but ignored by the rules.
+const open = { additionalProperties: true };
+export const TransactionData = Type.Partial(Type.Object(transactionFields, open));
+export const WalletData = Type.Object(
+  {
+    ...Type.Partial(Type.Object(walletFields)).properties,
+    wallet_address: walletFields.wallet_address,
+    blockchain: walletFields.blockchain,
+  },
+  open,
+);
+export const TravelRuleData = Type.Object(
+  Object.fromEntries(
+    Object.entries(travelFields).map(([k, v]) => [
+      k,
+      (TRAVEL_REQUIRED as readonly string[]).includes(k) ? v : Type.Optional(v),
+    ]),
+  ) as Record<string, TSchema>,
+  open,
+);
+export const PeriodicData = Type.Partial(Type.Object(periodicFields, open));
+export const ManualData = Type.Partial(
+  Type.Object(
+    {
+      ...transactionFields,
+      ...walletFields,
+      ...travelFields,
+      ...periodicFields,
+      rule_ids: Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { minItems: 1, maxItems: 100 }),
+    },
+    open,
+  ),
+);
+
+const DATA_BY_TRIGGER: Record<(typeof TRIGGER_TYPES)[number], TSchema> = {
+  transaction: TransactionData,
+  wallet_screen: WalletData,
+  travel_rule: TravelRuleData,
+  periodic: PeriodicData,
+  manual: ManualData,
+};
+
+/** The evaluation request; `data` is checked against its context's schema by the if/then below. */
+export const EvaluationRequestSchema = Type.Object(
+  {
+    client_id: Type.String({ minLength: 1, maxLength: 128 }),
+    trigger_type: Enum(TRIGGER_TYPES),
+    trigger_entity_type: Type.Optional(Enum(ENTITY_TYPES)),
+    trigger_entity_id: Type.Optional(Id),
+    data: Type.Object({}, { additionalProperties: true }),
+  },
+  {
+    additionalProperties: false,
+    allOf: TRIGGER_TYPES.map((t) => ({
+      if: { properties: { trigger_type: { const: t } }, required: ['trigger_type'] },
+      then: { properties: { data: DATA_BY_TRIGGER[t] } },
+    })),
+  },
+);
+export type EvaluationRequestBody = Static<typeof EvaluationRequestSchema>;
+
+const Severity = Enum(['low', 'medium', 'high', 'critical']);
+
+export const RuleResultSchema = Type.Object({
+  rule_id: Type.String(),
+  rule_name: Type.String(),
+  triggered: Type.Boolean(),
+  result: Enum(['pass', 'fail', 'alert', 'block']),
+  conditions_met: Type.Record(Type.String(), Type.Boolean()),
+  actions_to_execute: Type.Array(Type.String()),
+  severity: Severity,
+});
+
+export const EvaluationResponseSchema = Type.Object({
+  rules_evaluated: Type.Integer(),
+  rules_triggered: Type.Integer(),
+  evaluation_id: Type.String({ format: 'uuid' }),
+  timestamp: Type.String({ format: 'date-time' }),
+  results: Type.Array(RuleResultSchema),
+  highest_severity: Type.Union([Severity, Type.Null()]),
+  actions_required: Type.Array(Type.String()),
+  should_block: Type.Boolean(),
+  should_alert: Type.Boolean(),
+  should_create_case: Type.Boolean(),
+});

@@ -1,0 +1,102 @@
+import { Ajv, type ErrorObject } from 'ajv';
+import addFormatsImport from 'ajv-formats';
+import type { FastifySchemaCompiler } from 'fastify';
+
+// ajv-formats is CommonJS; its default export arrives wrapped under ESM.
+const addFormats = ((addFormatsImport as unknown as { default?: unknown }).default ??
+  addFormatsImport) as unknown as (ajv: Ajv) => void;
+
+function makeAjv(coerce: boolean): Ajv {
+  const ajv = new Ajv({
+    allErrors: true, // the contract wants every problem reported at once
+    strictNumbers: true, // NaN and ±Infinity are not numbers for us
+    coerceTypes: coerce ? 'array' : false, // a body's "1000" is a wrong type, a query's "10" is not
+    useDefaults: true,
+    removeAdditional: false,
+    strict: false,
+  });
+  addFormats(ajv);
+  return ajv;
+}
+
+const bodyAjv = makeAjv(false);
+const queryAjv = makeAjv(true);
+
+/** Bodies are validated strictly; query strings and params are coerced from text. */
+export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) =>
+  (httpPart === 'body' ? bodyAjv : queryAjv).compile(schema as object);
+
+function fieldOf(e: ErrorObject, prefix: string): string {
+  const path = e.instancePath
+    .split('/')
+    .slice(1)
+    .map((p) => p.replaceAll('~1', '/').replaceAll('~0', '~'));
+  if (e.keyword === 'required') path.push(String((e.params as { missingProperty: string }).missingProperty));
+  if (e.keyword === 'additionalProperties')
+    path.push(String((e.params as { additionalProperty: string }).additionalProperty));
+  let out = prefix;
+  for (const p of path) out += /^\d+$/.test(p) ? `[${p}]` : out ? `.${p}` : p;
+  return out || 'body';
+}
+
+function reasonOf(e: ErrorObject): string {
+  const p = e.params as Record<string, unknown>;
+  switch (e.keyword) {
+    case 'required':
+      return 'Required';
+    case 'enum':
+      return `Must be one of: ${(p.allowedValues as unknown[]).join(', ')}`;
+    case 'const':
+      return `Must be ${String(p.allowedValue)}`;
+    case 'type':
+      return `Expected ${String(p.type)}`;
+    case 'additionalProperties':
+      return 'Unknown field';
+    case 'minimum':
+      return `Must be >= ${String(p.limit)}`;
+    case 'maximum':
+      return `Must be <= ${String(p.limit)}`;
+    case 'minLength':
+      return Number(p.limit) === 1 ? 'Must not be empty' : `Must be at least ${String(p.limit)} characters`;
+    case 'maxLength':
+      return `Must be at most ${String(p.limit)} characters`;
+    case 'pattern':
+      return 'Invalid format';
+    case 'format':
+      return `Must be a valid ${String(p.format)}`;
+    default:
+      return e.message ?? 'Invalid value';
+  }
+}
+
+export interface FieldProblem {
+  field: string;
+  reason: string;
+}
+
+/**
+ * Turns Ajv errors into one problem per field. Unions (`anyOf` of literals) report one error per
+ * branch; they are folded into a single "Must be one of" so the caller sees the allowed values.
+ */
+export function describeAjvErrors(errors: ErrorObject[], prefix = ''): FieldProblem[] {
+  const out = new Map<string, string>();
+  const unionValues = new Map<string, unknown[]>();
+  for (const e of errors) {
+    if (e.keyword === 'if' || e.keyword === 'allOf') continue;
+    const field = fieldOf(e, prefix);
+    if (e.keyword === 'const' && e.schemaPath.includes('/anyOf/')) {
+      const list = unionValues.get(field) ?? [];
+      list.push((e.params as { allowedValue: unknown }).allowedValue);
+      unionValues.set(field, list);
+      if (!out.has(field)) out.set(field, '');
+      continue;
+    }
+    if (e.keyword === 'anyOf' && unionValues.has(field)) continue;
+    if (e.keyword === 'anyOf' && out.has(field)) continue;
+    if (!out.has(field) || out.get(field) === '') out.set(field, reasonOf(e));
+  }
+  for (const [field, values] of unionValues) {
+    if (out.get(field) === '' || out.get(field)?.startsWith('must match')) out.set(field, `Must be one of: ${values.join(', ')}`);
+  }
+  return [...out].map(([field, reason]) => ({ field, reason: reason || 'Invalid value' }));
+}

@@ -1,0 +1,52 @@
+import { AppError } from '../errors.ts';
+import type { ClientRow, ClientsRepo } from '../storage/clients.repo.ts';
+import type { OperatorAuditRepo } from '../storage/operator-audit.repo.ts';
+
+const CLIENT_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+
+/** Tenants: creation (audited) and a short-lived cache of their settings for the hot path. */
+export function createClientsService(deps: {
+  clients: ClientsRepo;
+  audit: Pick<OperatorAuditRepo, 'record'>;
+  cacheMs: number;
+  /** Checks settings before they are stored; throws with a message on a bad value. */
+  validateSettings: (settings: Record<string, unknown>) => void;
+}) {
+  const cache = new Map<string, { row: ClientRow | undefined; until: number }>();
+  return {
+    async create(clientId: string, opts: { name?: string; settings?: Record<string, unknown>; actor: string }) {
+      if (!CLIENT_ID.test(clientId))
+        throw new AppError('INVALID_REQUEST', 'client id: 1-64 characters of letters, digits, _ . -');
+      if (opts.settings) deps.validateSettings(opts.settings);
+      const created = await deps.clients.insert({ client_id: clientId, name: opts.name ?? clientId, settings: opts.settings });
+      if (!created) throw new AppError('INVALID_REQUEST', `client ${clientId} already exists`);
+      await deps.audit.record({ client_id: clientId, actor: opts.actor, action: 'client.created', subject: clientId });
+      cache.delete(clientId);
+      return { client_id: clientId, name: opts.name ?? clientId, settings: opts.settings ?? {} };
+    },
+    async setSettings(clientId: string, settings: Record<string, unknown>, actor: string) {
+      deps.validateSettings(settings);
+      if (!(await deps.clients.updateSettings(clientId, settings)))
+        throw new AppError('NOT_FOUND', `client ${clientId} not found`);
+      await deps.audit.record({
+        client_id: clientId,
+        actor,
+        action: 'client.settings_changed',
+        subject: clientId,
+        detail: settings,
+      });
+      cache.delete(clientId);
+      return { client_id: clientId, settings };
+    },
+    async get(clientId: string): Promise<ClientRow | undefined> {
+      const t = Date.now();
+      const hit = cache.get(clientId);
+      if (hit && hit.until > t) return hit.row;
+      const row = await deps.clients.get(clientId);
+      if (deps.cacheMs > 0) cache.set(clientId, { row, until: t + deps.cacheMs });
+      return row;
+    },
+    count: () => deps.clients.count(),
+  };
+}
+export type ClientsService = ReturnType<typeof createClientsService>;

@@ -1,0 +1,80 @@
+import { type Static, type TSchema, Type } from 'typebox';
+import { Value } from 'typebox/value';
+import { AppError } from '../errors.ts';
+import type { ClientsService } from './clients.service.ts';
+import type { KeysService } from './keys.service.ts';
+
+/**
+ * Operator commands, shared by the CLI (working on the store itself) and the server's operator API
+ * (when the embedded store is held by a running server): the same code, so the same output.
+ */
+export interface CommandDeps {
+  migrate: () => Promise<string[]>;
+  clients: ClientsService;
+  keys: KeysService;
+}
+
+interface Command<S extends TSchema> {
+  args: S;
+  run: (deps: CommandDeps, args: Static<S>, actor: string) => Promise<unknown>;
+}
+const command = <S extends TSchema>(c: Command<S>) => c as unknown as Command<TSchema>;
+
+const Str = Type.String({ minLength: 1, maxLength: 256 });
+
+export const COMMANDS: Record<string, Command<TSchema>> = {
+  migrate: command({
+    args: Type.Object({}),
+    run: async (d) => ({ applied: await d.migrate() }),
+  }),
+  'clients.create': command({
+    args: Type.Object({
+      client_id: Str,
+      name: Type.Optional(Str),
+      settings: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    }),
+    run: (d, a, actor) => d.clients.create(a.client_id, { name: a.name, settings: a.settings, actor }),
+  }),
+  'clients.settings': command({
+    args: Type.Object({ client_id: Str, settings: Type.Record(Type.String(), Type.Unknown()) }),
+    run: (d, a, actor) => d.clients.setSettings(a.client_id, a.settings, actor),
+  }),
+  'keys.create': command({
+    args: Type.Object({
+      client_id: Str,
+      role: Type.Optional(Type.Union([Type.Literal('standard'), Type.Literal('admin')])),
+      sandbox: Type.Optional(Type.Boolean()),
+      expires_in_days: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 3650 })),
+      officer: Type.Optional(Str),
+    }),
+    run: (d, a, actor) =>
+      d.keys.create(a.client_id, {
+        role: a.role,
+        sandbox: a.sandbox,
+        expiresInDays: a.expires_in_days,
+        officer: a.officer,
+        actor,
+      }),
+  }),
+  'keys.revoke': command({
+    args: Type.Object({ key_id: Str }),
+    run: (d, a, actor) => d.keys.revoke(a.key_id, actor),
+  }),
+  'keys.rotate': command({
+    args: Type.Object({ key_id: Str, grace_hours: Type.Optional(Type.Number({ minimum: 0, maximum: 720 })) }),
+    run: (d, a, actor) => d.keys.rotate(a.key_id, actor, a.grace_hours),
+  }),
+};
+
+/** Validates a command's arguments and runs it. */
+export async function runCommand(deps: CommandDeps, name: string, args: unknown, actor: string): Promise<unknown> {
+  const cmd = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+  if (!cmd) throw new AppError('NOT_FOUND', `unknown command ${name}`);
+  if (!Value.Check(cmd.args, args)) {
+    const errors = [...Value.Errors(cmd.args, args)].map(
+      (e) => `${e.instancePath.replace(/^\//, '').replaceAll('/', '.') || 'args'}: ${e.message}`,
+    );
+    throw new AppError('INVALID_REQUEST', `invalid arguments: ${errors.join('; ')}`, { errors });
+  }
+  return cmd.run(deps, args, actor);
+}

@@ -1,0 +1,139 @@
+import { randomUUID } from 'node:crypto';
+import { evaluateEvent } from '../domain/rules/engine.ts';
+import type { ClientRuleSettings } from '../domain/rules/settings.ts';
+import type { EvaluationSummary, TriggerType } from '../domain/rules/types.ts';
+import { AppError } from '../errors.ts';
+import type { AuditWriter } from '../storage/audit-writer.ts';
+import type { EvaluationRecord, EvaluationsRepo } from '../storage/evaluations.repo.ts';
+import type { Principal } from './keys.service.ts';
+
+/** The evaluation request after schema validation. */
+export interface EvaluationRequest {
+  client_id: string;
+  trigger_type: TriggerType;
+  trigger_entity_type?: string;
+  trigger_entity_id?: string;
+  data: Record<string, unknown>;
+}
+
+/** Exactly the response fields of the spec, in its order. */
+export interface EvaluationResponse extends EvaluationSummary {
+  evaluation_id: string;
+  timestamp: string;
+}
+
+export interface ClientContext {
+  settings: ClientRuleSettings;
+  isHoliday?: (isoDate: string) => boolean;
+}
+
+const DEFAULT_ENTITY: Record<TriggerType, string | null> = {
+  transaction: 'transaction',
+  wallet_screen: 'wallet',
+  travel_rule: 'transfer',
+  periodic: 'governance',
+  manual: null,
+};
+
+function entityTypeOf(req: EvaluationRequest): string | null {
+  if (req.trigger_entity_type) return req.trigger_entity_type;
+  if (req.trigger_type === 'periodic' && typeof req.data.customer_id === 'string') return 'customer';
+  return DEFAULT_ENTITY[req.trigger_type];
+}
+
+function finiteAmount(v: unknown): number | undefined {
+  return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
+}
+
+/** Runs the rule engine for a caller, commits the audit record, then returns the response. */
+export function createEvaluationService(deps: {
+  clientContext: (clientId: string) => Promise<ClientContext | undefined>;
+  evaluations: Pick<EvaluationsRepo, 'windowSum' | 'responseOf'>;
+  audit: Pick<AuditWriter, 'write'>;
+  now?: () => Date;
+}) {
+  const now = deps.now ?? (() => new Date());
+
+  return {
+    /** Returns the response and its JSON text (the exact bytes stored and answered). */
+    async evaluate(principal: Principal, req: EvaluationRequest, evaluatorId?: string) {
+      // A client the key does not own looks exactly like one that does not exist.
+      const ctx = req.client_id === principal.clientId ? await deps.clientContext(req.client_id) : undefined;
+      if (!ctx) throw new AppError('CLIENT_NOT_FOUND', `Client ${req.client_id} not found`, { field: 'client_id' });
+
+      const at = now();
+      const data = req.data;
+      const amount = finiteAmount(data.amount_eur);
+      const customerId = typeof data.customer_id === 'string' ? data.customer_id : undefined;
+      const countsInWindow = req.trigger_type === 'transaction' && customerId !== undefined && amount !== undefined;
+      const evaluationId = randomUUID();
+      const transactionId = req.trigger_entity_id ?? evaluationId;
+
+      let prior: number | undefined;
+      if (countsInWindow) {
+        const since = new Date(at.getTime() - ctx.settings.thresholds.cumulative_window_days * 86_400_000);
+        prior = await deps.evaluations.windowSum(req.client_id, customerId, since, transactionId);
+      }
+
+      const outcome = evaluateEvent({
+        triggerType: req.trigger_type,
+        data,
+        settings: ctx.settings,
+        env: { now: at, priorCumulativeAmountEur: prior, isHoliday: ctx.isHoliday },
+      });
+
+      const response: EvaluationResponse = {
+        rules_evaluated: outcome.rules_evaluated,
+        rules_triggered: outcome.rules_triggered,
+        evaluation_id: evaluationId,
+        timestamp: at.toISOString(),
+        results: outcome.results,
+        highest_severity: outcome.highest_severity,
+        actions_required: outcome.actions_required,
+        should_block: outcome.should_block,
+        should_alert: outcome.should_alert,
+        should_create_case: outcome.should_create_case,
+      };
+      const responseJson = JSON.stringify(response);
+
+      const record: EvaluationRecord = {
+        evaluation_id: evaluationId,
+        client_id: req.client_id,
+        trigger_type: req.trigger_type,
+        trigger_entity_type: entityTypeOf(req),
+        trigger_entity_id: req.trigger_entity_id ?? null,
+        customer_id: customerId ?? null,
+        evaluated_at: response.timestamp,
+        rule_set_version: outcome.rule_set_version,
+        high_risk_list_date: outcome.high_risk_list_date,
+        evaluator_id: evaluatorId ?? `key:${principal.keyId}`,
+        rules_evaluated: outcome.rules_evaluated,
+        rules_triggered: outcome.rules_triggered,
+        transaction_blocked: outcome.should_block,
+        alert_generated: outcome.should_alert,
+        case_created: outcome.should_create_case,
+        highest_severity: outcome.highest_severity,
+        rule_ids: outcome.results.map((r) => r.rule_id),
+        requestJson: JSON.stringify(req),
+        responseJson,
+        customerTransaction: countsInWindow
+          ? { transaction_id: transactionId, customer_id: customerId, amount_eur: amount, blocked: outcome.should_block }
+          : undefined,
+      };
+      // The answer leaves only after its audit record is committed.
+      await deps.audit.write(record);
+      return { response, responseJson };
+    },
+
+    /** The stored evaluation as it was returned, within the caller's client. */
+    async get(principal: Principal, evaluationId: string): Promise<unknown> {
+      const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+      const stored = uuid.test(evaluationId)
+        ? await deps.evaluations.responseOf(principal.clientId, evaluationId.toLowerCase())
+        : undefined;
+      if (stored === undefined) throw new AppError('NOT_FOUND', `Evaluation ${evaluationId} not found`);
+      return stored;
+    },
+  };
+}
+export type EvaluationService = ReturnType<typeof createEvaluationService>;

@@ -1,0 +1,156 @@
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { AppError } from '../errors.ts';
+import type { ClientsRepo } from '../storage/clients.repo.ts';
+import type { KeyRow, KeysRepo } from '../storage/keys.repo.ts';
+import type { OperatorAuditRepo } from '../storage/operator-audit.repo.ts';
+
+export type Environment = 'live' | 'sandbox';
+export type Role = 'standard' | 'admin';
+
+export const KEY_PREFIX: Record<Environment, string> = { live: 'mica_live_', sandbox: 'mica_test_' };
+const DAY_MS = 86_400_000;
+
+/** Who is calling: what a valid key resolves to. */
+export interface Principal {
+  keyId: string;
+  clientId: string;
+  role: Role;
+  environment: Environment;
+  officer: string | null;
+}
+
+/** SHA-256 hex digest: the only form in which a key is stored. */
+export function hashKey(key: string): string {
+  return createHash('sha256').update(key, 'utf8').digest('hex');
+}
+
+function newKeyMaterial(environment: Environment): { keyId: string; key: string } {
+  return {
+    keyId: `key_${randomUUID().replaceAll('-', '').slice(0, 16)}`,
+    key: KEY_PREFIX[environment] + randomBytes(32).toString('base64url'),
+  };
+}
+
+function publicView(row: KeyRow) {
+  return {
+    key_id: row.key_id,
+    client_id: row.client_id,
+    role: row.role,
+    environment: row.environment,
+    officer: row.officer,
+    created_at: row.created_at.toISOString(),
+    expires_at: row.expires_at.toISOString(),
+    revoked_at: row.revoked_at?.toISOString() ?? null,
+  };
+}
+
+/** Key lifecycle (create, revoke, rotate) and authentication; every lifecycle event is audited. */
+export function createKeysService(deps: {
+  keys: KeysRepo;
+  clients: Pick<ClientsRepo, 'get'>;
+  audit: Pick<OperatorAuditRepo, 'record'>;
+  now?: () => Date;
+  /** How long a successful lookup is reused before asking the database again. */
+  cacheMs: number;
+}) {
+  const now = deps.now ?? (() => new Date());
+  const cache = new Map<string, { row: KeyRow | undefined; until: number }>();
+
+  async function lookup(hash: string): Promise<KeyRow | undefined> {
+    const t = Date.now();
+    const hit = cache.get(hash);
+    if (hit && hit.until > t) return hit.row;
+    const row = await deps.keys.byHash(hash);
+    if (deps.cacheMs > 0) {
+      if (cache.size > 10_000) cache.clear();
+      cache.set(hash, { row, until: t + deps.cacheMs });
+    }
+    return row;
+  }
+
+  return {
+    async create(
+      clientId: string,
+      opts: { role?: Role; sandbox?: boolean; expiresInDays?: number; officer?: string | null; actor: string },
+    ) {
+      if (!(await deps.clients.get(clientId))) throw new AppError('NOT_FOUND', `client ${clientId} not found`);
+      const days = opts.expiresInDays ?? 90;
+      if (!Number.isFinite(days) || days <= 0 || days > 3650)
+        throw new AppError('INVALID_REQUEST', 'expires-in-days must be between 1 and 3650');
+      const environment: Environment = opts.sandbox ? 'sandbox' : 'live';
+      const { keyId, key } = newKeyMaterial(environment);
+      const row = await deps.keys.insert({
+        key_id: keyId,
+        client_id: clientId,
+        key_hash: hashKey(key),
+        environment,
+        role: opts.role ?? 'standard',
+        officer: opts.officer ?? null,
+        expires_at: new Date(now().getTime() + days * DAY_MS),
+      });
+      await deps.audit.record({
+        client_id: clientId,
+        actor: opts.actor,
+        action: 'key.created',
+        subject: keyId,
+        detail: { role: row.role, environment, expires_at: row.expires_at.toISOString(), officer: row.officer },
+      });
+      return { ...publicView(row), key };
+    },
+
+    async revoke(keyId: string, actor: string) {
+      const row = await deps.keys.byId(keyId);
+      if (!row) throw new AppError('NOT_FOUND', `key ${keyId} not found`);
+      const at = now();
+      const changed = await deps.keys.revoke(keyId, at);
+      cache.clear();
+      if (changed)
+        await deps.audit.record({ client_id: row.client_id, actor, action: 'key.revoked', subject: keyId });
+      return { ...publicView((await deps.keys.byId(keyId))!), already_revoked: !changed };
+    },
+
+    /** Issues a successor with the same role; the old key keeps working for the grace period. */
+    async rotate(keyId: string, actor: string, graceHours = 24) {
+      const old = await deps.keys.byId(keyId);
+      if (!old) throw new AppError('NOT_FOUND', `key ${keyId} not found`);
+      if (old.revoked_at) throw new AppError('INVALID_REQUEST', `key ${keyId} is revoked`);
+      const { keyId: newId, key } = newKeyMaterial(old.environment);
+      const row = await deps.keys.insert({
+        key_id: newId,
+        client_id: old.client_id,
+        key_hash: hashKey(key),
+        environment: old.environment,
+        role: old.role,
+        officer: old.officer,
+        expires_at: new Date(now().getTime() + 90 * DAY_MS),
+      });
+      const graceUntil = new Date(now().getTime() + graceHours * 3_600_000);
+      await deps.keys.retire(keyId, graceUntil, newId);
+      cache.clear();
+      await deps.audit.record({
+        client_id: old.client_id,
+        actor,
+        action: 'key.rotated',
+        subject: keyId,
+        detail: { replaced_by: newId, old_key_expires_at: graceUntil.toISOString() },
+      });
+      return { ...publicView(row), key, rotated_from: keyId, old_key_expires_at: graceUntil.toISOString() };
+    },
+
+    /** Resolves a bearer key for this environment; undefined for anything not currently valid. */
+    async authenticate(key: string, environment: Environment): Promise<Principal | undefined> {
+      if (!key.startsWith(KEY_PREFIX[environment]) || key.length > 200) return undefined;
+      const row = await lookup(hashKey(key));
+      if (!row || row.environment !== environment || row.revoked_at) return undefined;
+      if (row.expires_at.getTime() <= now().getTime()) return undefined;
+      return {
+        keyId: row.key_id,
+        clientId: row.client_id,
+        role: row.role,
+        environment: row.environment,
+        officer: row.officer,
+      };
+    },
+  };
+}
+export type KeysService = ReturnType<typeof createKeysService>;

@@ -1,0 +1,42 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { addBusinessDays } from '../../../src/domain/calendar/business-days.ts';
+import {
+  createHolidayChecker,
+  isSupportedHolidayCountry,
+  UnknownHolidayCountryError,
+} from '../../../src/domain/calendar/holidays.ts';
+
+describe('createHolidayChecker', () => {
+  it('has no holidays without a country', () => {
+    const none = createHolidayChecker(null);
+    assert.equal(none('2026-12-25'), false);
+    assert.equal(none('2026-01-01'), false);
+  });
+
+  it("knows a country's national public holidays, case-insensitively", () => {
+    const de = createHolidayChecker('de');
+    assert.equal(de('2026-10-03'), true); // Tag der Deutschen Einheit
+    assert.equal(de('2026-04-03'), true); // Good Friday
+    assert.equal(de('2026-10-02'), false);
+    assert.equal(createHolidayChecker('DE'), de);
+  });
+
+  it('includes substitute days', () => {
+    const gb = createHolidayChecker('GB');
+    assert.equal(gb('2027-12-28'), true); // Boxing Day (substitute day)
+  });
+
+  it('rejects an unknown country', () => {
+    assert.throws(() => createHolidayChecker('XX'), UnknownHolidayCountryError);
+    assert.equal(isSupportedHolidayCountry('XX'), false);
+    assert.equal(isSupportedHolidayCountry('fr'), true);
+  });
+
+  it('plugs into business days (Easter in Berlin)', () => {
+    const opts = { timeZone: 'Europe/Berlin', isHoliday: createHolidayChecker('DE') };
+    // Thursday 2 April 2026 10:00 CEST; Good Friday and Easter Monday are skipped.
+    const due = addBusinessDays(new Date('2026-04-02T08:00:00Z'), 1, opts);
+    assert.equal(due.toISOString(), '2026-04-07T08:00:00.000Z');
+  });
+});

@@ -3,6 +3,8 @@ import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import { resolveRuleSettings } from './domain/rules/settings.ts';
+import { createMemoryCache } from './cache/memory.cache.ts';
+import { createRedisCache } from './cache/redis.cache.ts';
 import { AppError } from './errors.ts';
 import { createClientContextResolver } from './services/client-context.ts';
 import { createClientsService } from './services/clients.service.ts';
@@ -26,6 +28,8 @@ export async function createDeps(
     opts.database ?? (await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.MICA_DATA_DIR }));
   const { db } = database;
   if (!opts.skipMigrations) await migrateToLatest(db);
+
+  const cache = config.REDIS_URL ? createRedisCache(config.REDIS_URL) : createMemoryCache();
 
   const clientsRepo = createClientsRepo(db);
   const operatorAudit = createOperatorAuditRepo(db);
@@ -68,6 +72,7 @@ export async function createDeps(
     config,
     database,
     db,
+    cache,
     clients,
     keys,
     clientContext,
@@ -80,11 +85,13 @@ export async function createDeps(
       database: async () => {
         await sql`select 1`.execute(db);
       },
+      cache: () => cache.ping(),
     } as Record<string, () => Promise<void>>,
     /** Flushes pending audit batches, then closes the store. */
     async close() {
       await auditWriter.close();
       await database.close();
+      await cache.close();
     },
   };
 }

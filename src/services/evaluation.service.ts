@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { evaluateEvent } from '../domain/rules/engine.ts';
+import { evaluateEvent, UnknownRuleError } from '../domain/rules/engine.ts';
 import type { ClientRuleSettings } from '../domain/rules/settings.ts';
 import type { EvaluationSummary, TriggerType } from '../domain/rules/types.ts';
 import { AppError } from '../errors.ts';
@@ -45,6 +45,21 @@ function finiteAmount(v: unknown): number | undefined {
   return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
 }
 
+/** The engine's refusal of a manual selection is the caller's error (400), not ours. */
+function evaluateOrReject(input: Parameters<typeof evaluateEvent>[0]) {
+  try {
+    return evaluateEvent(input);
+  } catch (e) {
+    if (!(e instanceof UnknownRuleError)) throw e;
+    const reason = e.unknownIds.length ? `Unknown rule ids: ${e.unknownIds.join(', ')}` : e.message;
+    throw new AppError('INVALID_REQUEST', `Invalid request: data.rule_ids: ${reason}`, {
+      field: 'data.rule_ids',
+      reason,
+      errors: [`data.rule_ids: ${reason}`],
+    });
+  }
+}
+
 /** Runs the rule engine for a caller, commits the audit record, then returns the response. */
 export function createEvaluationService(deps: {
   clientContext: (clientId: string) => Promise<ClientContext | undefined>;
@@ -75,7 +90,7 @@ export function createEvaluationService(deps: {
         prior = await deps.evaluations.windowSum(req.client_id, customerId, since, transactionId);
       }
 
-      const outcome = evaluateEvent({
+      const outcome = evaluateOrReject({
         triggerType: req.trigger_type,
         data,
         settings: ctx.settings,

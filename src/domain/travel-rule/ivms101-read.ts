@@ -24,7 +24,8 @@ export const TRANSLITERATION_METHODS = [
   'thai',
   'othr',
 ] as const;
-export const PAYLOAD_VERSIONS = ['101', '101.2023'] as const;
+// The code list says 101 / 101.2023; the standard's own §8 examples write IVMS101.2023.
+export const PAYLOAD_VERSIONS = ['101', '101.2023', 'IVMS101.2023'] as const;
 
 export interface IvmsOptions {
   /** Today as YYYY-MM-DD; when given, C2 (date of birth in the past) is checked. */

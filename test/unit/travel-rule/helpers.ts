@@ -13,3 +13,15 @@ export const LEI = '506700GE1G29325QX363';
 export function fixture<T = unknown>(name: string): T {
   return JSON.parse(readFileSync(new URL(`../../fixtures/travel-rule/${name}`, import.meta.url), 'utf8')) as T;
 }
+
+/** A deep copy of `doc` with the value at a dotted path (numeric parts index arrays) set, or deleted when undefined. */
+export function edited<T>(doc: T, path: string, value?: unknown): T {
+  const copy = structuredClone(doc);
+  const keys = path.split('.');
+  let node = copy as Record<string, unknown>;
+  for (const key of keys.slice(0, -1)) node = node[key] as Record<string, unknown>;
+  const last = keys[keys.length - 1] ?? '';
+  if (value === undefined) delete node[last];
+  else node[last] = value;
+  return copy;
+}

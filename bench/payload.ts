@@ -1,0 +1,42 @@
+/** The evaluation payloads sent by every load generator: realistic, varied transaction evaluations. */
+
+/** Size of the customer pool the customer ids are drawn from. */
+export const CUSTOMER_POOL = 1000;
+
+const COUNTRIES = ['DE', 'FR', 'NL', 'ES', 'IT', 'AT', 'BE', 'PT', 'IE', 'FI'];
+const TYPES = ['send', 'receive', 'trade'] as const;
+const VALIDATION = ['passed', 'passed', 'passed', 'pending', 'failed'] as const;
+
+const pick = <T>(xs: readonly T[]): T => xs[Math.floor(Math.random() * xs.length)]!;
+const chance = (p: number): boolean => Math.random() < p;
+
+/** A run-unique prefix so that trigger_entity_id never repeats, even across runs on the same store. */
+const RUN = Date.now().toString(36);
+let seq = 0;
+
+/** One transaction evaluation request for `clientId`, as JSON text; each call has a new transaction id. */
+export function transactionBody(clientId: string): string {
+  seq++;
+  const amount = Math.round(Math.random() * 2_000_000) / 100;
+  return JSON.stringify({
+    client_id: clientId,
+    trigger_type: 'transaction',
+    trigger_entity_type: 'transaction',
+    trigger_entity_id: `tx-${RUN}-${seq}`,
+    data: {
+      customer_id: `cust-${Math.floor(Math.random() * CUSTOMER_POOL)}`,
+      customer_verified: chance(0.95),
+      customer_country: pick(COUNTRIES),
+      amount_eur: amount,
+      amount_crypto: Math.round((amount / 50_000) * 1e8) / 1e8,
+      transaction_type: pick(TYPES),
+      full_cdd_complete: chance(0.8),
+      self_hosted_wallet: chance(0.2),
+      ownership_verified: chance(0.7),
+      wallet_address: `0x${seq.toString(16).padStart(40, '0')}`,
+      address_validation_status: pick(VALIDATION),
+      multiple_identities_detected: chance(0.01),
+      suspicious_activity_detected: chance(0.01),
+    },
+  });
+}

@@ -66,23 +66,47 @@ describe('isBusinessDate / isBusinessDay', () => {
 
 describe('addBusinessDays', () => {
   it('counts weekdays and keeps the time of day', () => {
-    assert.equal(addBusinessDays(at('2026-07-01T10:00:00Z'), 2, UTC).toISOString(), '2026-07-03T10:00:00.000Z');
-    assert.equal(addBusinessDays(at('2026-07-01T10:00:00Z'), 5, UTC).toISOString(), '2026-07-08T10:00:00.000Z');
+    assert.equal(
+      addBusinessDays(at('2026-07-01T10:00:00Z'), 2, UTC).toISOString(),
+      '2026-07-03T10:00:00.000Z',
+    );
+    assert.equal(
+      addBusinessDays(at('2026-07-01T10:00:00Z'), 5, UTC).toISOString(),
+      '2026-07-08T10:00:00.000Z',
+    );
   });
 
   it('steps over weekends', () => {
-    assert.equal(addBusinessDays(at('2026-06-26T15:30:00Z'), 1, UTC).toISOString(), '2026-06-29T15:30:00.000Z');
-    assert.equal(addBusinessDays(at('2026-06-26T15:30:00Z'), 2, UTC).toISOString(), '2026-06-30T15:30:00.000Z');
+    assert.equal(
+      addBusinessDays(at('2026-06-26T15:30:00Z'), 1, UTC).toISOString(),
+      '2026-06-29T15:30:00.000Z',
+    );
+    assert.equal(
+      addBusinessDays(at('2026-06-26T15:30:00Z'), 2, UTC).toISOString(),
+      '2026-06-30T15:30:00.000Z',
+    );
     // From a Saturday or a Sunday, Monday is the first business day.
-    assert.equal(addBusinessDays(at('2026-06-27T10:00:00Z'), 1, UTC).toISOString(), '2026-06-29T10:00:00.000Z');
-    assert.equal(addBusinessDays(at('2026-06-28T10:00:00Z'), 2, UTC).toISOString(), '2026-06-30T10:00:00.000Z');
+    assert.equal(
+      addBusinessDays(at('2026-06-27T10:00:00Z'), 1, UTC).toISOString(),
+      '2026-06-29T10:00:00.000Z',
+    );
+    assert.equal(
+      addBusinessDays(at('2026-06-28T10:00:00Z'), 2, UTC).toISOString(),
+      '2026-06-30T10:00:00.000Z',
+    );
   });
 
   it('steps over holidays', () => {
     const christmas = { timeZone: 'UTC', isHoliday: holidays('2026-12-25') };
-    assert.equal(addBusinessDays(at('2026-12-24T09:00:00Z'), 1, christmas).toISOString(), '2026-12-28T09:00:00.000Z');
+    assert.equal(
+      addBusinessDays(at('2026-12-24T09:00:00Z'), 1, christmas).toISOString(),
+      '2026-12-28T09:00:00.000Z',
+    );
     const more = { timeZone: 'UTC', isHoliday: holidays('2026-12-25', '2026-12-28') };
-    assert.equal(addBusinessDays(at('2026-12-24T09:00:00Z'), 1, more).toISOString(), '2026-12-29T09:00:00.000Z');
+    assert.equal(
+      addBusinessDays(at('2026-12-24T09:00:00Z'), 1, more).toISOString(),
+      '2026-12-29T09:00:00.000Z',
+    );
   });
 
   it('returns the start itself (a copy) for n = 0', () => {
@@ -105,18 +129,27 @@ describe('addBusinessDays', () => {
   it('keeps the local wall time across DST changes', () => {
     const ny = { timeZone: 'America/New_York' };
     // Friday 09:00 EST → Monday 09:00 EDT (spring forward on Sunday 10 March 2024).
-    assert.equal(addBusinessDays(at('2024-03-08T14:00:00Z'), 1, ny).toISOString(), '2024-03-11T13:00:00.000Z');
+    assert.equal(
+      addBusinessDays(at('2024-03-08T14:00:00Z'), 1, ny).toISOString(),
+      '2024-03-11T13:00:00.000Z',
+    );
     // Friday 09:00 EDT → Monday 09:00 EST (fall back on Sunday 3 November 2024).
-    assert.equal(addBusinessDays(at('2024-11-01T13:00:00Z'), 1, ny).toISOString(), '2024-11-04T14:00:00.000Z');
+    assert.equal(
+      addBusinessDays(at('2024-11-01T13:00:00Z'), 1, ny).toISOString(),
+      '2024-11-04T14:00:00.000Z',
+    );
   });
 
   it('rejects bad arguments and a holiday source that never ends', () => {
     assert.throws(() => addBusinessDays(at('2026-07-01T00:00:00Z'), -1, UTC), RangeError);
     assert.throws(() => addBusinessDays(at('2026-07-01T00:00:00Z'), 1.5, UTC), RangeError);
     assert.throws(() => addBusinessDays(new Date(Number.NaN), 1, UTC), RangeError);
-    assert.throws(() => addBusinessDays(at('2026-07-01T00:00:00Z'), 1, { timeZone: 'UTC', isHoliday: () => true }), {
-      name: 'RangeError',
-      message: /holiday source/,
-    });
+    assert.throws(
+      () => addBusinessDays(at('2026-07-01T00:00:00Z'), 1, { timeZone: 'UTC', isHoliday: () => true }),
+      {
+        name: 'RangeError',
+        message: /holiday source/,
+      },
+    );
   });
 });

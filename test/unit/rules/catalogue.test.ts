@@ -1,11 +1,24 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { CATALOGUE, findRule, listCatalogue, RULE_IDS, rulesForContext } from '../../../src/domain/rules/catalogue.ts';
+import {
+  CATALOGUE,
+  findRule,
+  listCatalogue,
+  RULE_IDS,
+  rulesForContext,
+} from '../../../src/domain/rules/catalogue.ts';
 import { DEFAULT_RULE_SETTINGS, resolveRuleSettings } from '../../../src/domain/rules/settings.ts';
 
 // CONTRACT §2, row by row: id, contexts, conditions_met keys, result, severity, actions.
 const CONTRACT_TABLE = [
-  ['MICA-CDD-001', ['transaction'], ['customer_verified'], 'block', 'critical', ['block_transaction', 'request_kyc']],
+  [
+    'MICA-CDD-001',
+    ['transaction'],
+    ['customer_verified'],
+    'block',
+    'critical',
+    ['block_transaction', 'request_kyc'],
+  ],
   [
     'MICA-CDD-002',
     ['transaction'],
@@ -22,19 +35,89 @@ const CONTRACT_TABLE = [
     'high',
     ['block_transaction', 'request_ownership_proof'],
   ],
-  ['MICA-CDD-004', ['transaction'], ['address_validation_failed'], 'fail', 'medium', ['request_verification']],
+  [
+    'MICA-CDD-004',
+    ['transaction'],
+    ['address_validation_failed'],
+    'fail',
+    'medium',
+    ['request_verification'],
+  ],
   ['MICA-CDD-005', ['transaction'], ['multiple_identities_detected'], 'alert', 'high', ['generate_alert']],
-  ['MICA-CDD-006', ['transaction'], ['customer_country_high_risk'], 'fail', 'high', ['request_enhanced_documentation']],
-  ['MICA-RPT-001', ['transaction'], ['suspicious_activity_detected'], 'alert', 'critical', ['create_case', 'generate_str']],
+  [
+    'MICA-CDD-006',
+    ['transaction'],
+    ['customer_country_high_risk'],
+    'fail',
+    'high',
+    ['request_enhanced_documentation'],
+  ],
+  [
+    'MICA-RPT-001',
+    ['transaction'],
+    ['suspicious_activity_detected'],
+    'alert',
+    'critical',
+    ['create_case', 'generate_str'],
+  ],
   ['MICA-RPT-002', ['periodic'], ['str_filed', 'str_overdue'], 'alert', 'high', ['alert_compliance_officer']],
-  ['MICA-RPT-004', ['transaction', 'travel_rule'], ['amount_eur_gte_10000'], 'alert', 'medium', ['create_case']],
-  ['MICA-GOV-001', ['periodic'], ['compliance_officer_board_access_documented'], 'alert', 'high', ['alert_management']],
-  ['MICA-GOV-002', ['periodic'], ['days_since_last_review_gt_365'], 'alert', 'medium', ['alert_compliance_officer']],
+  [
+    'MICA-RPT-004',
+    ['transaction', 'travel_rule'],
+    ['amount_eur_gte_10000'],
+    'alert',
+    'medium',
+    ['create_case'],
+  ],
+  [
+    'MICA-GOV-001',
+    ['periodic'],
+    ['compliance_officer_board_access_documented'],
+    'alert',
+    'high',
+    ['alert_management'],
+  ],
+  [
+    'MICA-GOV-002',
+    ['periodic'],
+    ['days_since_last_review_gt_365'],
+    'alert',
+    'medium',
+    ['alert_compliance_officer'],
+  ],
   ['MICA-GOV-003', ['periodic'], ['third_party_oversight_active'], 'alert', 'high', ['alert_management']],
-  ['MICA-GOV-004', ['periodic'], ['days_since_last_training_gt_365'], 'alert', 'low', ['alert_hr_compliance']],
-  ['MICA-CDD-007', ['periodic'], ['cdd_review_overdue', 'risk_profile_changed'], 'fail', 'medium', ['request_kyc']],
-  ['MICA-WAL-001', ['wallet_screen'], ['associated_sanctions'], 'block', 'critical', ['block_transaction', 'create_case']],
-  ['MICA-WAL-002', ['wallet_screen'], ['associated_darknet'], 'alert', 'high', ['generate_alert', 'create_case']],
+  [
+    'MICA-GOV-004',
+    ['periodic'],
+    ['days_since_last_training_gt_365'],
+    'alert',
+    'low',
+    ['alert_hr_compliance'],
+  ],
+  [
+    'MICA-CDD-007',
+    ['periodic'],
+    ['cdd_review_overdue', 'risk_profile_changed'],
+    'fail',
+    'medium',
+    ['request_kyc'],
+  ],
+  [
+    'MICA-WAL-001',
+    ['wallet_screen'],
+    ['associated_sanctions'],
+    'block',
+    'critical',
+    ['block_transaction', 'create_case'],
+  ],
+  [
+    'MICA-WAL-002',
+    ['wallet_screen'],
+    ['associated_darknet'],
+    'alert',
+    'high',
+    ['generate_alert', 'create_case'],
+  ],
   ['MICA-WAL-003', ['wallet_screen'], ['risk_score_gte_75'], 'alert', 'high', ['generate_alert']],
   [
     'MICA-WAL-004',
@@ -76,7 +159,10 @@ describe('catalogue', () => {
   it('holds exactly the 20 rules of the contract, in its order, with its values', () => {
     const actual = CATALOGUE.map((r) => [r.id, r.contexts, r.conditions, r.result, r.severity, r.actions]);
     assert.deepEqual(actual, CONTRACT_TABLE);
-    assert.deepEqual(RULE_IDS, CONTRACT_TABLE.map((row) => row[0]));
+    assert.deepEqual(
+      RULE_IDS,
+      CONTRACT_TABLE.map((row) => row[0]),
+    );
     assert.equal(findRule('MICA-RPT-003'), undefined);
   });
 

@@ -13,7 +13,8 @@ function run(triggerType: TriggerType, data: unknown, extra: Partial<EvaluateEve
 }
 
 const ids = (out: ReturnType<typeof run>) => out.results.map((r) => r.rule_id);
-const triggeredIds = (out: ReturnType<typeof run>) => out.results.filter((r) => r.triggered).map((r) => r.rule_id);
+const triggeredIds = (out: ReturnType<typeof run>) =>
+  out.results.filter((r) => r.triggered).map((r) => r.rule_id);
 
 describe('evaluateEvent: examples (test/fixtures/rules)', () => {
   for (const ex of examples.examples) {
@@ -64,7 +65,10 @@ describe('evaluateEvent: rule selection', () => {
   it('manual rejects unknown rule ids, naming each once', () => {
     assert.throws(
       () => run('manual', { rule_ids: ['MICA-CDD-001', 'MICA-RPT-003', 'nope', 'nope'] }),
-      (e: unknown) => e instanceof UnknownRuleError && e.unknownIds.join() === 'MICA-RPT-003,nope' && /nope/.test(e.message),
+      (e: unknown) =>
+        e instanceof UnknownRuleError &&
+        e.unknownIds.join() === 'MICA-RPT-003,nope' &&
+        /nope/.test(e.message),
     );
     assert.throws(() => run('manual', { rule_ids: ['mica-cdd-001'] }), UnknownRuleError);
   });
@@ -102,7 +106,9 @@ describe('evaluateEvent: disabled rules', () => {
   });
 
   it('skips disabled rules even when a manual request names them', () => {
-    assert.deepEqual(ids(run('manual', { rule_ids: ['MICA-CDD-001', 'MICA-CDD-002'] }, { settings })), ['MICA-CDD-002']);
+    assert.deepEqual(ids(run('manual', { rule_ids: ['MICA-CDD-001', 'MICA-CDD-002'] }, { settings })), [
+      'MICA-CDD-002',
+    ]);
     assert.equal(run('manual', {}, { settings }).rules_evaluated, 18);
   });
 });
@@ -112,7 +118,11 @@ describe('evaluateEvent: per-client settings', () => {
     const settings = resolveRuleSettings({
       thresholds: { cdd_amount_eur: 500, self_hosted_amount_eur: 2000, large_transaction_eur: 15000 },
     });
-    const out = run('transaction', { customer_verified: true, amount_eur: 12000, self_hosted_wallet: true }, { settings });
+    const out = run(
+      'transaction',
+      { customer_verified: true, amount_eur: 12000, self_hosted_wallet: true },
+      { settings },
+    );
     const byId = new Map(out.results.map((r) => [r.rule_id, r]));
     assert.deepEqual(byId.get('MICA-CDD-002')?.conditions_met, {
       amount_eur_gte_1000: true,
@@ -123,7 +133,11 @@ describe('evaluateEvent: per-client settings', () => {
     assert.equal(byId.get('MICA-RPT-004')?.triggered, false);
     const small = run('transaction', { customer_verified: true, amount_eur: 600 }, { settings });
     assert.deepEqual(triggeredIds(small), ['MICA-CDD-002']);
-    const selfHosted = run('transaction', { amount_eur: 1500, self_hosted_wallet: true, full_cdd_complete: true }, { settings });
+    const selfHosted = run(
+      'transaction',
+      { amount_eur: 1500, self_hosted_wallet: true, full_cdd_complete: true },
+      { settings },
+    );
     assert.ok(!triggeredIds(selfHosted).includes('MICA-CDD-003'));
   });
 
@@ -141,7 +155,8 @@ describe('evaluateEvent: per-client settings', () => {
 });
 
 describe('rule_set_version', () => {
-  const version = (overrides: unknown) => run('transaction', {}, { settings: resolveRuleSettings(overrides) }).rule_set_version;
+  const version = (overrides: unknown) =>
+    run('transaction', {}, { settings: resolveRuleSettings(overrides) }).rule_set_version;
 
   it('names the catalogue version and a 12-hex settings hash', () => {
     assert.match(run('transaction', {}).rule_set_version, /^mica-2026\.11\.1\+[0-9a-f]{12}$/);
@@ -157,7 +172,10 @@ describe('rule_set_version', () => {
     );
     assert.equal(version({ time_zone: 'utc' }), version({}));
     const list = { date: '2025-01-01', codes: ['kp', 'IR'] };
-    assert.equal(version({ high_risk_countries: list }), version({ high_risk_countries: { ...list, codes: ['IR', 'KP'] } }));
+    assert.equal(
+      version({ high_risk_countries: list }),
+      version({ high_risk_countries: { ...list, codes: ['IR', 'KP'] } }),
+    );
   });
 
   it('changes when any effective setting changes', () => {
@@ -189,7 +207,11 @@ describe('evaluateEvent: odd data', () => {
   });
 
   it('does not mutate the data', () => {
-    const data = Object.freeze({ customer_verified: false, amount_eur: 5000, rule_ids: Object.freeze(['MICA-CDD-001']) });
+    const data = Object.freeze({
+      customer_verified: false,
+      amount_eur: 5000,
+      rule_ids: Object.freeze(['MICA-CDD-001']),
+    });
     assert.doesNotThrow(() => run('manual', data));
     assert.doesNotThrow(() => run('transaction', data));
   });

@@ -28,8 +28,20 @@ describe('MICA-GOV-001 board access and MICA-GOV-003 third-party oversight (evid
 
 describe('MICA-GOV-002 review and MICA-GOV-004 training (days > 365)', () => {
   const cases = [
-    ['MICA-GOV-002', 'days_since_last_review', 'days_since_last_review_gt_365', 'medium', 'alert_compliance_officer'],
-    ['MICA-GOV-004', 'days_since_last_training', 'days_since_last_training_gt_365', 'low', 'alert_hr_compliance'],
+    [
+      'MICA-GOV-002',
+      'days_since_last_review',
+      'days_since_last_review_gt_365',
+      'medium',
+      'alert_compliance_officer',
+    ],
+    [
+      'MICA-GOV-004',
+      'days_since_last_training',
+      'days_since_last_training_gt_365',
+      'low',
+      'alert_hr_compliance',
+    ],
   ] as const;
   for (const [id, field, cond, severity, action] of cases) {
     it(`${id} triggers strictly above 365 days`, () => {
@@ -66,17 +78,24 @@ describe('MICA-CDD-007 periodic CDD review', () => {
       [true, 'fail', 'medium', ['request_kyc'], { cdd_review_overdue: true, risk_profile_changed: false }],
     );
     assert.equal(triggers('MICA-CDD-007', { days_since_last_cdd_review: 365 }), false);
-    assert.deepEqual(runRule('MICA-CDD-007', { days_since_last_cdd_review: 10, risk_profile_changed: true }).conditions_met, {
-      cdd_review_overdue: false,
-      risk_profile_changed: true,
-    });
+    assert.deepEqual(
+      runRule('MICA-CDD-007', { days_since_last_cdd_review: 10, risk_profile_changed: true }).conditions_met,
+      {
+        cdd_review_overdue: false,
+        risk_profile_changed: true,
+      },
+    );
     assert.equal(triggers('MICA-CDD-007', { risk_profile_changed: true }), true);
-    assert.equal(triggers('MICA-CDD-007', { days_since_last_cdd_review: 500, risk_profile_changed: false }), true);
+    assert.equal(
+      triggers('MICA-CDD-007', { days_since_last_cdd_review: 500, risk_profile_changed: false }),
+      true,
+    );
   });
 
   it('cannot trigger without the facts', () => {
     assert.equal(triggers('MICA-CDD-007', {}), false);
-    for (const v of NOT_NUMBER) assert.equal(triggers('MICA-CDD-007', { days_since_last_cdd_review: v }), false);
+    for (const v of NOT_NUMBER)
+      assert.equal(triggers('MICA-CDD-007', { days_since_last_cdd_review: v }), false);
     for (const v of NOT_BOOLEAN) assert.equal(triggers('MICA-CDD-007', { risk_profile_changed: v }), false);
   });
 });
@@ -111,7 +130,10 @@ describe('MICA-RPT-002 STR filing deadline', () => {
     const env = { now: new Date('2026-06-29T10:00:00Z') };
     assert.equal(triggers('MICA-RPT-002', { str_detected_at: '2026-06-26T09:00:00Z' }, { env }), false);
     const tuesdayNoon = { now: new Date('2026-06-30T12:00:00Z') };
-    assert.equal(triggers('MICA-RPT-002', { str_detected_at: '2026-06-26T09:00:00Z' }, { env: tuesdayNoon }), true);
+    assert.equal(
+      triggers('MICA-RPT-002', { str_detected_at: '2026-06-26T09:00:00Z' }, { env: tuesdayNoon }),
+      true,
+    );
   });
 
   it('does not count holidays from env.isHoliday', () => {
@@ -126,7 +148,10 @@ describe('MICA-RPT-002 STR filing deadline', () => {
     const now = new Date('2026-04-06T12:00:00Z');
     assert.equal(triggers('MICA-RPT-002', data, { env: { now } }), true);
     assert.equal(triggers('MICA-RPT-002', data, { settings, env: { now } }), false);
-    assert.equal(triggers('MICA-RPT-002', data, { settings, env: { now: new Date('2026-04-08T09:00:00Z') } }), true);
+    assert.equal(
+      triggers('MICA-RPT-002', data, { settings, env: { now: new Date('2026-04-08T09:00:00Z') } }),
+      true,
+    );
     assert.equal(triggers('MICA-RPT-002', data, { settings, env: { now, isHoliday: () => false } }), true);
   });
 
@@ -158,7 +183,15 @@ describe('MICA-RPT-002 STR filing deadline', () => {
   });
 
   it('cannot trigger on an absent, future, unparsable or wrong-typed date', () => {
-    const bad = ['', 'yesterday', 'June 29, 2026', '2026-02-30', '2026-13-01', '2026-06-29T25:00:00Z', '29/06/2026'];
+    const bad = [
+      '',
+      'yesterday',
+      'June 29, 2026',
+      '2026-02-30',
+      '2026-13-01',
+      '2026-06-29T25:00:00Z',
+      '29/06/2026',
+    ];
     for (const v of [undefined, ...bad, 1_751_000_000_000, true, null, {}]) {
       const r = runRule('MICA-RPT-002', v === undefined ? {} : { str_detected_at: v });
       assert.equal(r.triggered, false, String(v));

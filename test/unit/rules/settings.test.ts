@@ -1,7 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fatf from '../../../src/domain/rules/data/fatf-high-risk-countries.json' with { type: 'json' };
-import { DEFAULT_RULE_SETTINGS, RuleSettingsError, resolveRuleSettings } from '../../../src/domain/rules/settings.ts';
+import {
+  DEFAULT_RULE_SETTINGS,
+  RuleSettingsError,
+  resolveRuleSettings,
+} from '../../../src/domain/rules/settings.ts';
 
 // FATF, June 2026 plenary: call for action + increased monitoring (secondary snapshot).
 const JUNE_2026 = [
@@ -70,14 +74,22 @@ describe('resolveRuleSettings', () => {
 
   it('deep-merges thresholds and keeps the others', () => {
     const s = resolveRuleSettings({ thresholds: { cdd_amount_eur: 500, wallet_risk_score: 60 } });
-    assert.deepEqual(s.thresholds, { ...DEFAULT_RULE_SETTINGS.thresholds, cdd_amount_eur: 500, wallet_risk_score: 60 });
+    assert.deepEqual(s.thresholds, {
+      ...DEFAULT_RULE_SETTINGS.thresholds,
+      cdd_amount_eur: 500,
+      wallet_risk_score: 60,
+    });
     assert.deepEqual(s.high_risk_countries, DEFAULT_RULE_SETTINGS.high_risk_countries);
     assert.ok(Object.isFrozen(s) && Object.isFrozen(s.thresholds));
   });
 
   it('replaces the high-risk list whole, upper-casing, sorting and de-duplicating codes', () => {
     const s = resolveRuleSettings({
-      high_risk_countries: { source: 'EU Delegated Regulation 2016/1675 Annex', date: '2025-08-05', codes: ['kp', 'IR', 'ir'] },
+      high_risk_countries: {
+        source: 'EU Delegated Regulation 2016/1675 Annex',
+        date: '2025-08-05',
+        codes: ['kp', 'IR', 'ir'],
+      },
     });
     assert.deepEqual(s.high_risk_countries, {
       source: 'EU Delegated Regulation 2016/1675 Annex',
@@ -85,7 +97,11 @@ describe('resolveRuleSettings', () => {
       codes: ['IR', 'KP'],
     });
     const noSource = resolveRuleSettings({ high_risk_countries: { date: '2025-01-01', codes: [] } });
-    assert.deepEqual(noSource.high_risk_countries, { source: 'client setting', date: '2025-01-01', codes: [] });
+    assert.deepEqual(noSource.high_risk_countries, {
+      source: 'client setting',
+      date: '2025-01-01',
+      codes: [],
+    });
   });
 
   it('canonicalises disabled rules, time zone and holiday country', () => {
@@ -139,8 +155,14 @@ describe('resolveRuleSettings', () => {
     assert.match(errorsOf({ high_risk_countries: { codes: ['IR'], date: '2026-02-30' } })[0]!, /\.date/);
     assert.match(errorsOf({ high_risk_countries: { date: '2026-01-01' } })[0]!, /\.codes: required/);
     assert.match(errorsOf({ high_risk_countries: { date: '2026-01-01', codes: ['IRN', 1] } })[0]!, /IRN/);
-    assert.match(errorsOf({ high_risk_countries: { date: '2026-01-01', codes: [], source: '' } })[0]!, /\.source/);
-    assert.match(errorsOf({ high_risk_countries: { date: '2026-01-01', codes: [], extra: 1 } })[0]!, /\.extra/);
+    assert.match(
+      errorsOf({ high_risk_countries: { date: '2026-01-01', codes: [], source: '' } })[0]!,
+      /\.source/,
+    );
+    assert.match(
+      errorsOf({ high_risk_countries: { date: '2026-01-01', codes: [], extra: 1 } })[0]!,
+      /\.extra/,
+    );
   });
 
   it('rejects unknown rules, zones, holiday countries and top-level keys', () => {
@@ -149,7 +171,8 @@ describe('resolveRuleSettings', () => {
     assert.match(errorsOf({ disabled_rules: [1] })[0]!, /disabled_rules/);
     assert.match(errorsOf({ time_zone: 'Mars/Olympus' })[0]!, /time_zone/);
     assert.match(errorsOf({ time_zone: 3 })[0]!, /time_zone/);
-    for (const c of ['XX', 'DEU', 5, '']) assert.match(errorsOf({ holiday_country: c })[0]!, /holiday_country/);
+    for (const c of ['XX', 'DEU', 5, ''])
+      assert.match(errorsOf({ holiday_country: c })[0]!, /holiday_country/);
     assert.match(errorsOf({ threshold: {} })[0]!, /^threshold: unknown setting/);
   });
 

@@ -59,11 +59,17 @@ describe('summarize', () => {
 
   it('derives each flag from triggered rules only', () => {
     const alert = summarize([result('MICA-CDD-005', true, 'alert', 'high', ['generate_alert'])]);
-    assert.deepEqual([alert.should_block, alert.should_alert, alert.should_create_case], [false, true, false]);
+    assert.deepEqual(
+      [alert.should_block, alert.should_alert, alert.should_create_case],
+      [false, true, false],
+    );
     const fail = summarize([result('MICA-CDD-004', true, 'fail', 'medium', ['request_verification'])]);
     assert.deepEqual([fail.should_block, fail.should_alert, fail.should_create_case], [false, false, false]);
     const alertCase = summarize([result('MICA-RPT-004', true, 'alert', 'medium', ['create_case'])]);
-    assert.deepEqual([alertCase.should_block, alertCase.should_alert, alertCase.should_create_case], [false, true, true]);
+    assert.deepEqual(
+      [alertCase.should_block, alertCase.should_alert, alertCase.should_create_case],
+      [false, true, true],
+    );
   });
 
   it('takes the highest severity of the triggered rules (low < medium < high < critical)', () => {

@@ -66,7 +66,8 @@ describe('MICA-CDD-002 full CDD threshold', () => {
 
   it('treats absent or wrong-typed full_cdd_complete as not complete', () => {
     assert.equal(triggers('MICA-CDD-002', { amount_eur: 5000 }), true);
-    for (const v of NOT_BOOLEAN) assert.equal(triggers('MICA-CDD-002', { amount_eur: 5000, full_cdd_complete: v }), true);
+    for (const v of NOT_BOOLEAN)
+      assert.equal(triggers('MICA-CDD-002', { amount_eur: 5000, full_cdd_complete: v }), true);
   });
 
   it('cannot trigger without an amount, or with a wrong-typed one', () => {
@@ -88,21 +89,40 @@ describe('MICA-CDD-002 full CDD threshold', () => {
       cumulative_amount_eur_gte_1000: true,
       full_cdd_complete: false,
     });
-    assert.equal(triggers('MICA-CDD-002', { amount_eur: 499.99 }, { env: { priorCumulativeAmountEur: 500 } }), false);
-    assert.equal(triggers('MICA-CDD-002', { amount_eur: 500 }, { env: { priorCumulativeAmountEur: 500 } }), true);
+    assert.equal(
+      triggers('MICA-CDD-002', { amount_eur: 499.99 }, { env: { priorCumulativeAmountEur: 500 } }),
+      false,
+    );
+    assert.equal(
+      triggers('MICA-CDD-002', { amount_eur: 500 }, { env: { priorCumulativeAmountEur: 500 } }),
+      true,
+    );
   });
 
   it('compares sums without binary floating-point drift', () => {
     // 999.99 + 0.01 is 1000.0000000000001 or 999.9999999999999 in doubles depending on the pair.
-    assert.equal(triggers('MICA-CDD-002', { amount_eur: 0.01 }, { env: { priorCumulativeAmountEur: 999.99 } }), true);
-    assert.equal(triggers('MICA-CDD-002', { amount_eur: 0.7 }, { env: { priorCumulativeAmountEur: 999.3 } }), true);
-    assert.equal(triggers('MICA-CDD-002', { amount_eur: 0.69 }, { env: { priorCumulativeAmountEur: 999.3 } }), false);
+    assert.equal(
+      triggers('MICA-CDD-002', { amount_eur: 0.01 }, { env: { priorCumulativeAmountEur: 999.99 } }),
+      true,
+    );
+    assert.equal(
+      triggers('MICA-CDD-002', { amount_eur: 0.7 }, { env: { priorCumulativeAmountEur: 999.3 } }),
+      true,
+    );
+    assert.equal(
+      triggers('MICA-CDD-002', { amount_eur: 0.69 }, { env: { priorCumulativeAmountEur: 999.3 } }),
+      false,
+    );
   });
 
   it('never triggers on the prior sum alone, nor with full CDD', () => {
     assert.equal(triggers('MICA-CDD-002', {}, { env: { priorCumulativeAmountEur: 5000 } }), false);
     assert.equal(
-      triggers('MICA-CDD-002', { amount_eur: 10, full_cdd_complete: true }, { env: { priorCumulativeAmountEur: 5000 } }),
+      triggers(
+        'MICA-CDD-002',
+        { amount_eur: 10, full_cdd_complete: true },
+        { env: { priorCumulativeAmountEur: 5000 } },
+      ),
       false,
     );
   });
@@ -125,7 +145,11 @@ describe('MICA-CDD-003 self-hosted wallet attestation', () => {
     assert.equal(r.result, 'block');
     assert.equal(r.severity, 'high');
     assert.deepEqual(r.actions_to_execute, ['block_transaction', 'request_ownership_proof']);
-    assert.deepEqual(r.conditions_met, { self_hosted_wallet: true, amount_eur_gt_1000: true, ownership_verified: false });
+    assert.deepEqual(r.conditions_met, {
+      self_hosted_wallet: true,
+      amount_eur_gt_1000: true,
+      ownership_verified: false,
+    });
   });
 
   it('passes with verified ownership or a hosted wallet', () => {
@@ -138,7 +162,8 @@ describe('MICA-CDD-003 self-hosted wallet attestation', () => {
       assert.equal(triggers('MICA-CDD-003', { ...base, amount_eur: 5000, ownership_verified: v }), true);
     }
     assert.equal(triggers('MICA-CDD-003', { amount_eur: 5000 }), false);
-    for (const v of NOT_BOOLEAN) assert.equal(triggers('MICA-CDD-003', { self_hosted_wallet: v, amount_eur: 5000 }), false);
+    for (const v of NOT_BOOLEAN)
+      assert.equal(triggers('MICA-CDD-003', { self_hosted_wallet: v, amount_eur: 5000 }), false);
     assert.equal(triggers('MICA-CDD-003', base), false);
     for (const v of NOT_NUMBER) assert.equal(triggers('MICA-CDD-003', { ...base, amount_eur: v }), false);
   });
@@ -158,7 +183,8 @@ describe('MICA-CDD-004 address validation', () => {
 
   it('cannot trigger when the status is absent or not a string', () => {
     assert.deepEqual(runRule('MICA-CDD-004', {}).conditions_met, { address_validation_failed: false });
-    for (const v of NOT_STRING) assert.equal(triggers('MICA-CDD-004', { address_validation_status: v }), false);
+    for (const v of NOT_STRING)
+      assert.equal(triggers('MICA-CDD-004', { address_validation_status: v }), false);
   });
 });
 
@@ -171,7 +197,8 @@ describe('MICA-CDD-005 multiple identities', () => {
     );
     assert.equal(triggers('MICA-CDD-005', { multiple_identities_detected: false }), false);
     assert.equal(triggers('MICA-CDD-005', {}), false);
-    for (const v of NOT_BOOLEAN) assert.equal(triggers('MICA-CDD-005', { multiple_identities_detected: v }), false);
+    for (const v of NOT_BOOLEAN)
+      assert.equal(triggers('MICA-CDD-005', { multiple_identities_detected: v }), false);
   });
 });
 
@@ -208,7 +235,8 @@ describe('MICA-RPT-001 STR generation', () => {
     );
     assert.equal(triggers('MICA-RPT-001', { suspicious_activity_detected: false }), false);
     assert.equal(triggers('MICA-RPT-001', {}), false);
-    for (const v of NOT_BOOLEAN) assert.equal(triggers('MICA-RPT-001', { suspicious_activity_detected: v }), false);
+    for (const v of NOT_BOOLEAN)
+      assert.equal(triggers('MICA-RPT-001', { suspicious_activity_detected: v }), false);
   });
 });
 

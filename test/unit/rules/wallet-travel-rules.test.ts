@@ -70,7 +70,13 @@ describe('MICA-WAL-004 self-hosted wallet ownership', () => {
     const r = runRule('MICA-WAL-004', { self_hosted_wallet: true });
     assert.deepEqual(
       [r.triggered, r.result, r.severity, r.actions_to_execute, r.conditions_met],
-      [true, 'fail', 'medium', ['request_ownership_proof'], { self_hosted_wallet: true, ownership_verified: false }],
+      [
+        true,
+        'fail',
+        'medium',
+        ['request_ownership_proof'],
+        { self_hosted_wallet: true, ownership_verified: false },
+      ],
     );
     assert.equal(triggers('MICA-WAL-004', { self_hosted_wallet: true, ownership_verified: true }), false);
     for (const v of NOT_BOOLEAN) {

@@ -1,0 +1,154 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The repository root: every child runs from here, as `npm start` would. */
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+
+/** A child process started by the bench, with its output kept for error messages. */
+export interface Child {
+  name: string;
+  proc: ChildProcess;
+  pid: number;
+  output(): string;
+  /** Resolves with the exit code (or the signal name) once the process has ended. */
+  exited: Promise<number | string>;
+}
+
+const running = new Set<Child>();
+
+/** Starts `node --import tsx <script>` from the repository root. */
+export function startNode(name: string, script: string, env: Record<string, string>, nodeArgs: string[] = []): Child {
+  const proc = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', script], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  if (proc.pid === undefined) throw new Error(`${name}: could not start ${script}`);
+  let out = '';
+  const keep = (chunk: Buffer) => {
+    out += chunk.toString('utf8');
+    if (out.length > 64_000) out = out.slice(-32_000);
+  };
+  proc.stdout!.on('data', keep);
+  proc.stderr!.on('data', keep);
+  const child: Child = {
+    name,
+    proc,
+    pid: proc.pid,
+    output: () => out,
+    exited: new Promise((res) => {
+      proc.on('exit', (code, signal) => {
+        running.delete(child);
+        res(code ?? signal ?? 'unknown');
+      });
+    }),
+  };
+  running.add(child);
+  return child;
+}
+
+/** Runs a node script to completion and returns its stdout; rejects on a non-zero exit. */
+export async function runNode(name: string, script: string, args: string[], env: Record<string, string>) {
+  const proc = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  proc.stdout.on('data', (c: Buffer) => {
+    stdout += c.toString('utf8');
+  });
+  proc.stderr.on('data', (c: Buffer) => {
+    stderr += c.toString('utf8');
+  });
+  const code = await new Promise<number | null>((res, rej) => {
+    proc.on('error', rej);
+    proc.on('exit', (c) => res(c));
+  });
+  if (code !== 0) throw new Error(`${name} exited with ${code}: ${stderr.trim() || stdout.trim()}`);
+  return stdout;
+}
+
+/** Asks SIGTERM, waits up to `graceMs`, then SIGKILL. Returns how the process ended. */
+export async function stop(child: Child, graceMs = 20_000): Promise<number | string> {
+  if (child.proc.exitCode !== null || child.proc.signalCode !== null) return child.exited;
+  child.proc.kill('SIGTERM');
+  const timer = setTimeout(() => child.proc.kill('SIGKILL'), graceMs);
+  try {
+    return await child.exited;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Kills every child still running, at once (used on error and at exit). */
+export function killAll(signal: NodeJS.Signals = 'SIGKILL'): void {
+  for (const c of running) {
+    try {
+      process.kill(c.pid, signal);
+    } catch {
+      /* already gone */
+    }
+  }
+}
+
+/** Stops every child still running, politely first. */
+export async function stopAll(): Promise<void> {
+  await Promise.all([...running].map((c) => stop(c, 10_000)));
+}
+
+/** A TCP port free on 127.0.0.1 right now. */
+export function freePort(): Promise<number> {
+  return new Promise((res, rej) => {
+    const srv = createServer();
+    srv.on('error', rej);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      const port = typeof addr === 'object' && addr ? addr.port : 0;
+      srv.close(() => res(port));
+    });
+  });
+}
+
+/** Polls GET /healthz until it answers 200; fails early if the child exits. */
+export async function waitHealthy(child: Child, origin: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let exited = false;
+  void child.exited.then(() => {
+    exited = true;
+  });
+  while (Date.now() < deadline) {
+    if (exited) throw new Error(`${child.name} exited before it was healthy:\n${child.output().slice(-4000)}`);
+    try {
+      const res = await fetch(`${origin}/healthz`, { signal: AbortSignal.timeout(1000) });
+      await res.arrayBuffer();
+      if (res.status === 200) return;
+    } catch {
+      /* not listening yet */
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${child.name} was not healthy within ${timeoutMs} ms:\n${child.output().slice(-4000)}`);
+}
+
+/** Waits until the child's output matches `re`; returns the first capture group (or the match). */
+export async function waitForOutput(child: Child, re: RegExp, timeoutMs = 30_000): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const m = re.exec(child.output());
+    if (m) return m[1] ?? m[0];
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`${child.name}: no line matching ${re} within ${timeoutMs} ms:\n${child.output().slice(-4000)}`);
+}
+
+/** Resident memory of a process, from /proc/<pid>/status: current (VmRSS) and peak (VmHWM), in MiB. */
+export function memoryOf(pid: number): { rssMiB: number; peakMiB: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
+  return { rssMiB: kb('VmRSS') / 1024, peakMiB: kb('VmHWM') / 1024 };
+}

@@ -1,0 +1,140 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
+import { clientWithKey, startTestApp, type TestApp } from '../helpers/harness.ts';
+
+const body = (client_id: string) => ({
+  client_id,
+  trigger_type: 'transaction',
+  data: { customer_verified: true, amount_eur: 10, full_cdd_complete: true },
+});
+
+function assertNested(res: { statusCode: number; json: () => Record<string, unknown> }, status: number, code: string) {
+  assert.equal(res.statusCode, status);
+  const b = res.json() as { error: { code: string; message: string } };
+  assert.equal(b.error.code, code);
+  assert.equal(typeof b.error.message, 'string');
+}
+
+describe('authentication and tenancy', () => {
+  let t: TestApp;
+  let acme: Awaited<ReturnType<typeof clientWithKey>>;
+  before(async () => {
+    t = await startTestApp();
+    acme = await clientWithKey(t, 'acme');
+    await clientWithKey(t, 'globex');
+  });
+  after(() => t.close());
+
+  const post = (headers: Record<string, string>, payload: unknown = body('acme')) =>
+    t.app.inject({ method: 'POST', url: '/api/mica/evaluate', headers, payload: payload as object });
+
+  it('401 without a key, with a malformed header, or with a wrong key', async () => {
+    assertNested(await post({}), 401, 'UNAUTHORIZED');
+    assertNested(await post({ authorization: 'Basic abc' }), 401, 'UNAUTHORIZED');
+    assertNested(await post({ authorization: `Bearer ${acme.key}x` }), 401, 'UNAUTHORIZED');
+    assertNested(await post({ authorization: 'Bearer mica_live_nope' }), 401, 'UNAUTHORIZED');
+  });
+
+  it('authenticates before reading the body: no validation details for strangers', async () => {
+    const res = await post({}, { nonsense: true });
+    assertNested(res, 401, 'UNAUTHORIZED');
+  });
+
+  it('401 for a revoked key and for an expired key', async () => {
+    const k = await clientWithKey(t, 'acme');
+    assert.equal((await post(k.auth)).statusCode, 200);
+    await t.deps.keys.revoke(k.keyId, 'test');
+    assertNested(await post(k.auth), 401, 'UNAUTHORIZED');
+
+    const e = await clientWithKey(t, 'acme');
+    await sql`UPDATE api_keys SET expires_at = now() - interval '1 second' WHERE key_id = ${e.keyId}`.execute(t.deps.db);
+    assertNested(await post(e.auth), 401, 'UNAUTHORIZED');
+  });
+
+  it('rotation: the new key works and the old one lives only for the grace period', async () => {
+    const k = await clientWithKey(t, 'acme');
+    const rotated = await t.deps.keys.rotate(k.keyId, 'test');
+    assert.equal((await post({ authorization: `Bearer ${rotated.key}` })).statusCode, 200);
+    assert.equal((await post(k.auth)).statusCode, 200);
+    const row = await t.deps.db.selectFrom('api_keys').selectAll().where('key_id', '=', k.keyId).executeTakeFirstOrThrow();
+    const graceMs = new Date(row.expires_at).getTime() - Date.now();
+    assert.ok(graceMs > 23 * 3600_000 && graceMs <= 24 * 3600_000, `grace ${graceMs}`);
+    assert.equal(row.replaced_by, rotated.key_id);
+  });
+
+  it('stores keys only as SHA-256 digests and audits every lifecycle event', async () => {
+    const k = await clientWithKey(t, 'acme');
+    const rows = await t.deps.db.selectFrom('api_keys').selectAll().execute();
+    assert.ok(rows.every((r) => /^[0-9a-f]{64}$/.test(r.key_hash)));
+    assert.ok(!JSON.stringify(rows).includes(k.key));
+    await t.deps.keys.rotate(k.keyId, 'ops-1');
+    await t.deps.keys.revoke(k.keyId, 'ops-2');
+    const events = await t.deps.operatorAudit.list({ subject: k.keyId });
+    assert.deepEqual(
+      events.map((e) => [e.action, e.actor]),
+      [
+        ['key.created', 'test'],
+        ['key.rotated', 'ops-1'],
+        ['key.revoked', 'ops-2'],
+      ],
+    );
+  });
+
+  it('a sandbox key is refused by the live service', async () => {
+    const sandbox = await clientWithKey(t, 'acme', { sandbox: true });
+    assert.ok(sandbox.key.startsWith('mica_test_'));
+    assertNested(await post(sandbox.auth), 401, 'UNAUTHORIZED');
+  });
+
+  it('404 CLIENT_NOT_FOUND for an unknown client and for a client the key does not own, alike', async () => {
+    const foreign = await post(acme.auth, body('globex'));
+    const unknown = await post(acme.auth, body('no-such-client'));
+    assertNested(foreign, 404, 'CLIENT_NOT_FOUND');
+    assertNested(unknown, 404, 'CLIENT_NOT_FOUND');
+    const strip = (s: string) => s.replaceAll('globex', 'X').replaceAll('no-such-client', 'X');
+    assert.equal(strip(foreign.body), strip(unknown.body));
+    const count = await t.deps.db
+      .selectFrom('evaluations')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('client_id', '=', 'globex')
+      .executeTakeFirstOrThrow();
+    assert.equal(Number(count.n), 0);
+  });
+
+  it('the operator API refuses client keys, admin or not', async () => {
+    const admin = await clientWithKey(t, 'acme', { role: 'admin' });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/admin/commands/clients.create',
+      headers: admin.auth,
+      payload: { args: { client_id: 'evil' } },
+    });
+    assertNested(res, 401, 'UNAUTHORIZED');
+    const ok = await t.app.inject({
+      method: 'POST',
+      url: '/api/admin/commands/clients.create',
+      headers: { authorization: `Bearer ${t.deps.operatorToken()}` },
+      payload: { args: { client_id: 'initech' } },
+    });
+    assert.equal(ok.statusCode, 200, ok.body);
+    assert.equal(ok.json().result.client_id, 'initech');
+  });
+});
+
+describe('sandbox service', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await startTestApp({ MICA_ENVIRONMENT: 'sandbox' });
+  });
+  after(() => t.close());
+
+  it('accepts only mica_test_ keys', async () => {
+    const live = await clientWithKey(t, 'acme');
+    const sandbox = await clientWithKey(t, 'acme', { sandbox: true });
+    const post = (h: Record<string, string>) =>
+      t.app.inject({ method: 'POST', url: '/api/mica/evaluate', headers: h, payload: body('acme') });
+    assert.equal((await post(live.auth)).statusCode, 401);
+    assert.equal((await post(sandbox.auth)).statusCode, 200);
+  });
+});

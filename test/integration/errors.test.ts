@@ -1,0 +1,156 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { clientWithKey, startTestApp, type TestApp } from '../helpers/harness.ts';
+
+interface NestedBody {
+  error: { code: string; message: string; details?: { field?: string; reason?: string; errors?: string[] } };
+}
+
+describe('evaluation errors (nested format, CONTRACT §3)', () => {
+  let t: TestApp;
+  let auth: Record<string, string>;
+  before(async () => {
+    t = await startTestApp();
+    ({ auth } = await clientWithKey(t, 'acme'));
+  });
+  after(() => t.close());
+
+  const send = (payload: string | object, headers: Record<string, string> = {}) =>
+    t.app.inject({
+      method: 'POST',
+      url: '/api/mica/evaluate',
+      headers: { ...auth, 'content-type': 'application/json', ...headers },
+      payload: typeof payload === 'string' ? payload : JSON.stringify(payload),
+    });
+
+  async function expect400(payload: string | object, field: string, reason?: RegExp | string) {
+    const res = await send(payload);
+    assert.equal(res.statusCode, 400, res.body);
+    const b = res.json() as NestedBody;
+    assert.equal(b.error.code, 'INVALID_REQUEST');
+    assert.equal(b.error.details?.field, field, res.body);
+    if (typeof reason === 'string') assert.equal(b.error.details?.reason, reason);
+    else if (reason) assert.match(b.error.details?.reason ?? '', reason);
+    assert.ok(!/at .+\.ts:\d+|stack|SELECT|INSERT/i.test(res.body), 'no internals leak');
+    return b;
+  }
+
+  it('a missing trigger_type is named', async () => {
+    await expect400({ client_id: 'acme', data: {} }, 'trigger_type', 'Required');
+  });
+
+  it('an unknown trigger_type lists the allowed values', async () => {
+    await expect400(
+      { client_id: 'acme', trigger_type: 'wire', data: {} },
+      'trigger_type',
+      'Must be one of: transaction, wallet_screen, travel_rule, periodic, manual',
+    );
+  });
+
+  it('every problem is reported at once; field names the first', async () => {
+    const b = await expect400(
+      {
+        client_id: 'acme',
+        trigger_type: 'transaction',
+        data: { amount_eur: -1, customer_verified: 'yes', address_validation_status: 'ok', customer_country: 'DEU' },
+      },
+      'data.customer_verified',
+    );
+    // Reported in the order of the schema's fields.
+    assert.deepEqual(b.error.details?.errors, [
+      'data.customer_verified: Expected boolean',
+      'data.customer_country: Invalid format',
+      'data.amount_eur: Must be >= 0',
+      'data.address_validation_status: Must be one of: passed, failed, pending',
+    ]);
+    assert.equal(b.error.details?.errors?.length, 4);
+  });
+
+  it('required fields of each context', async () => {
+    const b = await expect400({ client_id: 'acme', trigger_type: 'travel_rule', data: { transfer_id: 't' } }, 'data.direction');
+    assert.ok(b.error.details?.errors?.includes('data.self_hosted_wallet: Required'));
+    await expect400({ client_id: 'acme', trigger_type: 'wallet_screen', data: { blockchain: 'ethereum' } }, 'data.wallet_address', 'Required');
+    await expect400(
+      { client_id: 'acme', trigger_type: 'wallet_screen', data: { wallet_address: 'x', blockchain: 'dogecoin' } },
+      'data.blockchain',
+      /^Must be one of: ethereum, bitcoin/,
+    );
+  });
+
+  it('wrong types, strings for numbers, non-finite numbers, unknown enums', async () => {
+    await expect400({ client_id: 'acme', trigger_type: 'transaction', data: { amount_eur: '1000' } }, 'data.amount_eur', 'Expected number');
+    await expect400('{"client_id":"acme","trigger_type":"transaction","data":{"amount_eur":1e999}}', 'data.amount_eur');
+    await expect400({ client_id: 'acme', trigger_type: 'transaction', data: [] }, 'data', 'Expected object');
+    await expect400({ client_id: 42, trigger_type: 'transaction', data: {} }, 'client_id', 'Expected string');
+    await expect400({ client_id: 'acme', trigger_type: 'transaction', trigger_entity_type: 'boat', data: {} }, 'trigger_entity_type', /^Must be one of/);
+    await expect400({ client_id: 'acme', trigger_type: 'periodic', data: { str_detected_at: 'yesterday' } }, 'data.str_detected_at');
+  });
+
+  it('unknown rule ids in a manual evaluation', async () => {
+    await expect400(
+      { client_id: 'acme', trigger_type: 'manual', data: { rule_ids: ['MICA-CDD-001', 'MICA-RPT-003'] } },
+      'data.rule_ids',
+      /MICA-RPT-003/,
+    );
+  });
+
+  it('a body that is not JSON, empty, an array or a scalar', async () => {
+    await expect400('{"client_id": "acme",', 'body');
+    await expect400('', 'body');
+    await expect400('[1,2]', 'body', 'Expected object');
+    await expect400('"text"', 'body', 'Expected object');
+    const res = await send('{"client_id":"acme"}', { 'content-type': 'text/plain' });
+    assert.equal(res.statusCode, 400);
+  });
+
+  it('prototype-pollution keys are refused', async () => {
+    await expect400('{"client_id":"acme","trigger_type":"transaction","data":{"__proto__":{"x":1}}}', 'body');
+  });
+
+  it('413 above 1 MiB', async () => {
+    const big = JSON.stringify({ client_id: 'acme', trigger_type: 'transaction', data: { pad: 'x'.repeat(1024 * 1024) } });
+    const res = await send(big);
+    assert.equal(res.statusCode, 413);
+    assert.equal((res.json() as NestedBody).error.code, 'PAYLOAD_TOO_LARGE');
+  });
+
+  it('unknown routes are a nested 404', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/api/nope', headers: auth });
+    assert.equal(res.statusCode, 404);
+    assert.equal((res.json() as NestedBody).error.code, 'NOT_FOUND');
+  });
+
+  it('nothing is stored for a rejected request', async () => {
+    const before = await t.deps.db.selectFrom('evaluations').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    await send({ client_id: 'acme', trigger_type: 'transaction', data: { amount_eur: -5 } });
+    const after = await t.deps.db.selectFrom('evaluations').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    assert.equal(Number(after.n), Number(before.n));
+  });
+});
+
+describe('documentation and health', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await startTestApp();
+  });
+  after(() => t.close());
+
+  it('serves the OpenAPI document from the same schemas, and the docs page', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/openapi.json' });
+    assert.equal(res.statusCode, 200);
+    const doc = res.json();
+    assert.match(doc.openapi, /^3\./);
+    const op = doc.paths['/api/mica/evaluate'].post;
+    assert.ok(op.requestBody.content['application/json'].schema.properties.trigger_type);
+    assert.ok(op.responses['200']);
+    const docs = await t.app.inject({ method: 'GET', url: '/docs/' });
+    assert.equal(docs.statusCode, 200);
+  });
+
+  it('healthz and readyz need no key', async () => {
+    assert.equal((await t.app.inject({ method: 'GET', url: '/healthz' })).statusCode, 200);
+    const ready = await t.app.inject({ method: 'GET', url: '/readyz' });
+    assert.equal(ready.statusCode, 200);
+    assert.equal(ready.json().checks.database, 'ok');
+  });
+});

@@ -4,6 +4,7 @@ import Holidays from 'date-holidays';
 
 export type HolidayPredicate = (isoDate: string) => boolean;
 
+/** No holiday calendar exists for the country asked for. */
 export class UnknownHolidayCountryError extends Error {
   constructor(readonly country: string) {
     super(`no public-holiday calendar for country ${JSON.stringify(country)}`);

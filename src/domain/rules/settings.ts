@@ -35,6 +35,7 @@ export interface ClientRuleSettings {
   readonly holiday_country: string | null;
 }
 
+/** Client settings that cannot be used; `errors` lists every problem found. */
 export class RuleSettingsError extends Error {
   constructor(readonly errors: string[]) {
     super(`invalid rule settings: ${errors.join('; ')}`);

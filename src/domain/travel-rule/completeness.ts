@@ -21,7 +21,8 @@ export function assessCompleteness(transfer: TravelRuleTransfer): CompletenessRe
   if (!present(o.name)) required_fields.push('originator.name');
   if (!present(o.wallet_address)) required_fields.push('originator.wallet_address');
   // Either identifies the originator; the address is the one named when both are absent.
-  if (!present(o.geographic_address) && !present(o.national_id)) required_fields.push('originator.geographic_address');
+  if (!present(o.geographic_address) && !present(o.national_id))
+    required_fields.push('originator.geographic_address');
   if (!present(b.name)) required_fields.push('beneficiary.name');
   if (!present(b.wallet_address)) required_fields.push('beneficiary.wallet_address');
 

@@ -122,7 +122,8 @@ export function parseCaspDirectoryCsv(text: string): CaspRecord[] {
     const extra: Record<string, string> = {};
     // Extra columns keep the header's own spelling; the three known ones are matched case-insensitively.
     headerRow?.record.forEach((original, i) => {
-      if (!(REQUIRED_COLUMNS as readonly string[]).includes(header[i] ?? '')) extra[original] = row.record[i] ?? '';
+      if (!(REQUIRED_COLUMNS as readonly string[]).includes(header[i] ?? ''))
+        extra[original] = row.record[i] ?? '';
     });
     records.push({ lei, name, country: cells.get('country') ?? '', extra });
   }

@@ -1,6 +1,11 @@
 // Travel-rule domain: request validation (plain and IVMS101 forms), completeness, self-hosted
 // detection, LEI checks and counterparty verification. Pure: no I/O, no clock.
-export { assessCompleteness, type CompletenessResult, type DataCompleteness, isSelfHosted } from './completeness.ts';
+export {
+  assessCompleteness,
+  type CompletenessResult,
+  type DataCompleteness,
+  isSelfHosted,
+} from './completeness.ts';
 export {
   type CaspDirectory,
   CaspDirectoryError,

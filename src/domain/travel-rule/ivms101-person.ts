@@ -1,8 +1,7 @@
 // IVMS101.2023 §5.2 components (Person, NaturalPerson, LegalPerson, names, Address,
 // NationalIdentification, DateAndPlaceOfBirth): validation with constraints C2–C11, and the
 // summary of a person that the travel-rule transfer needs.
-import { LEI_FORMAT } from './lei.ts';
-import { isBlank } from './transfer.ts';
+
 import {
   ADDRESS_TYPES,
   type IvmsReader,
@@ -11,6 +10,8 @@ import {
   NATIONAL_ID_TYPES,
   NATURAL_NAME_TYPES,
 } from './ivms101-read.ts';
+import { LEI_FORMAT } from './lei.ts';
+import { isBlank } from './transfer.ts';
 
 type Obj = Record<string, unknown>;
 
@@ -89,7 +90,10 @@ export function readAddress(r: IvmsReader, a: Obj, path: string): IvmsAddress | 
     .filter((l): l is string => l !== undefined);
   f.country = r.country(a, 'country', path, true);
   f.addressLine = addressLines.length > 0 ? addressLines.join(', ') : undefined;
-  if (addressLines.length === 0 && !(f.streetName && (f.buildingName || f.buildingNumber)))
+  // C8 looks at what was sent: a present but malformed element already has its own error.
+  const linesSent = Array.isArray(a.addressLine) ? a.addressLine.length > 0 : !isBlank(a.addressLine);
+  const streetSent = !isBlank(a.streetName) && (!isBlank(a.buildingName) || !isBlank(a.buildingNumber));
+  if (!linesSent && !streetSent)
     r.fail(path, 'Must have addressLine, or streetName with buildingName and/or buildingNumber (C8)');
   if (r.errors.length > before || !addressType) return undefined;
   const oneLine = ONE_LINE_PARTS.map((part) => part(f))
@@ -99,7 +103,12 @@ export function readAddress(r: IvmsReader, a: Obj, path: string): IvmsAddress | 
 }
 
 /** Validates a NationalIdentification; `legal` adds C7, C9 and C11. */
-export function readNationalId(r: IvmsReader, n: Obj, path: string, legal: boolean): IvmsNationalId | undefined {
+export function readNationalId(
+  r: IvmsReader,
+  n: Obj,
+  path: string,
+  legal: boolean,
+): IvmsNationalId | undefined {
   const before = r.errors.length;
   const nationalIdentifier = r.text(n, 'nationalIdentifier', path, 35, true);
   const nationalIdentifierType = r.code(n, 'nationalIdentifierType', path, NATIONAL_ID_TYPES, true);
@@ -107,15 +116,22 @@ export function readNationalId(r: IvmsReader, n: Obj, path: string, legal: boole
   const registrationAuthority = r.registrationAuthority(n, 'registrationAuthority', path);
   if (legal && nationalIdentifierType) {
     if (!(LEGAL_PERSON_ID_TYPES as readonly string[]).includes(nationalIdentifierType))
-      r.fail(`${path}.nationalIdentifierType`, `Must be one of: ${LEGAL_PERSON_ID_TYPES.join(', ')} for a legal person (C7)`);
+      r.fail(
+        `${path}.nationalIdentifierType`,
+        `Must be one of: ${LEGAL_PERSON_ID_TYPES.join(', ')} for a legal person (C7)`,
+      );
     if (!isBlank(n.countryOfIssue))
       r.fail(`${path}.countryOfIssue`, 'Must be absent for a legal person (C9)');
     const isLei = nationalIdentifierType === 'LEIX';
-    if (isLei && registrationAuthority) r.fail(`${path}.registrationAuthority`, 'Must be absent for LEIX (C9)');
+    if (isLei && registrationAuthority)
+      r.fail(`${path}.registrationAuthority`, 'Must be absent for LEIX (C9)');
     if (!isLei && isBlank(n.registrationAuthority))
       r.fail(`${path}.registrationAuthority`, 'Required unless nationalIdentifierType is LEIX (C9)');
     if (isLei && nationalIdentifier && !LEI_FORMAT.test(nationalIdentifier))
-      r.fail(`${path}.nationalIdentifier`, 'Must be an LEI: 18 upper-case letters or digits and 2 digits (C11)');
+      r.fail(
+        `${path}.nationalIdentifier`,
+        'Must be an LEI: 18 upper-case letters or digits and 2 digits (C11)',
+      );
   }
   if (r.errors.length > before || !nationalIdentifier || !nationalIdentifierType) return undefined;
   return { nationalIdentifier, nationalIdentifierType, countryOfIssue, registrationAuthority };
@@ -163,7 +179,8 @@ function readNaturalName(r: IvmsReader, p: Obj, path: string): string | undefine
     if (type !== 'LEGL') continue;
     sawLegl = true;
     // The first LEGL name is the one carried; ICAO order puts given names (secondary) first.
-    if (legal === undefined && primary) legal = secondary ? `${secondary.trim()} ${primary.trim()}` : primary.trim();
+    if (legal === undefined && primary)
+      legal = secondary ? `${secondary.trim()} ${primary.trim()}` : primary.trim();
   }
   if (ids.length > 0 && !sawLegl && r.errors.length === before)
     r.fail(`${at}.nameIdentifier`, 'Must include a nameIdentifier with nameIdentifierType LEGL (C6)');
@@ -188,7 +205,10 @@ function readLegalName(r: IvmsReader, p: Obj, path: string): string | undefined 
     if (legal === undefined && value) legal = value.trim();
   }
   if (ids.length > 0 && !sawLegl && r.errors.length === before)
-    r.fail(`${at}.nameIdentifier`, 'Must include a nameIdentifier with legalPersonNameIdentifierType LEGL (C5)');
+    r.fail(
+      `${at}.nameIdentifier`,
+      'Must include a nameIdentifier with legalPersonNameIdentifierType LEGL (C5)',
+    );
   readLocalNames(r, name, at, true);
   return legal;
 }
@@ -211,7 +231,15 @@ export function readNaturalPerson(r: IvmsReader, p: Obj, path: string): IvmsPart
     r.text(birth, 'placeOfBirth', `${path}.dateAndPlaceOfBirth`, 70, true);
   }
   r.country(p, 'countryOfResidence', path, false);
-  return { kind: 'natural', name, addresses, nationalId, customerIdentification, dateOfBirth, accountNumbers: [] };
+  return {
+    kind: 'natural',
+    name,
+    addresses,
+    nationalId,
+    customerIdentification,
+    dateOfBirth,
+    accountNumbers: [],
+  };
 }
 
 /** Validates a LegalPerson and summarises it. */

@@ -7,7 +7,18 @@ import { isBlank, isIsoDate, isRecord } from './transfer.ts';
 export const NATURAL_NAME_TYPES = ['ALIA', 'BIRT', 'MAID', 'LEGL', 'MISC'] as const;
 export const LEGAL_NAME_TYPES = ['LEGL', 'SHRT', 'TRAD'] as const;
 export const ADDRESS_TYPES = ['HOME', 'BIZZ', 'GEOG'] as const;
-export const NATIONAL_ID_TYPES = ['ARNU', 'CCPT', 'RAID', 'DRLC', 'FIIN', 'TXID', 'SOCS', 'IDCD', 'LEIX', 'MISC'] as const;
+export const NATIONAL_ID_TYPES = [
+  'ARNU',
+  'CCPT',
+  'RAID',
+  'DRLC',
+  'FIIN',
+  'TXID',
+  'SOCS',
+  'IDCD',
+  'LEIX',
+  'MISC',
+] as const;
 export const LEGAL_PERSON_ID_TYPES = ['RAID', 'MISC', 'LEIX', 'TXID'] as const;
 export const TRANSLITERATION_METHODS = [
   'arab',
@@ -77,7 +88,14 @@ export class IvmsReader {
    * A MaxNText (printable ASCII, the standard's `^[ -~]{1,N}$`) or, with `local`, a
    * LocalMaxNText (any script). A blank string counts as absent.
    */
-  text(parent: Obj, key: string, path: string, max: number, required: boolean, local = false): string | undefined {
+  text(
+    parent: Obj,
+    key: string,
+    path: string,
+    max: number,
+    required: boolean,
+    local = false,
+  ): string | undefined {
     return this.textValue(parent[key], join(path, key), max, required, local);
   }
 
@@ -86,12 +104,19 @@ export class IvmsReader {
     if (typeof v !== 'string') return this.fail(at, 'Must be a string');
     // Lengths count code points, as the standard's regex does, not UTF-16 units.
     if ([...v].length > max) return this.fail(at, `Must be at most ${max} characters`);
-    if (!local && !/^[ -~]+$/.test(v)) return this.fail(at, 'Must contain only printable ASCII (Latin) characters');
+    if (!local && !/^[ -~]+$/.test(v))
+      return this.fail(at, 'Must contain only printable ASCII (Latin) characters');
     return v;
   }
 
   /** A SingleValueFromList element. */
-  code<T extends string>(parent: Obj, key: string, path: string, codes: readonly T[], required: boolean): T | undefined {
+  code<T extends string>(
+    parent: Obj,
+    key: string,
+    path: string,
+    codes: readonly T[],
+    required: boolean,
+  ): T | undefined {
     const v = parent[key];
     if (isBlank(v)) return required ? this.fail(join(path, key), 'Required') : undefined;
     if (!codes.includes(v as T)) return this.fail(join(path, key), `Must be one of: ${codes.join(', ')}`);
@@ -124,9 +149,11 @@ export class IvmsReader {
     const v = parent[key];
     const at = join(path, key);
     if (isBlank(v)) return undefined;
-    if (typeof v !== 'string' || !/^RA[0-9]{6}$/.test(v)) return this.fail(at, 'Must be a code RA followed by 6 digits');
+    if (typeof v !== 'string' || !/^RA[0-9]{6}$/.test(v))
+      return this.fail(at, 'Must be a code RA followed by 6 digits');
     const list = this.options.registrationAuthorities;
-    if (list && !list.has(v)) return this.fail(at, 'Must be on the GLEIF Registration Authorities List (C10)');
+    if (list && !list.has(v))
+      return this.fail(at, 'Must be on the GLEIF Registration Authorities List (C10)');
     return v;
   }
 

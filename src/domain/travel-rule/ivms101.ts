@@ -88,7 +88,8 @@ function readTransferPath(r: IvmsReader, payload: Obj, path: string): void {
     if (sequence !== undefined) sequences.push(sequence);
   }
   const sorted = [...sequences].sort((a, b) => a - b);
-  if (sorted.some((s, i) => s !== i)) r.fail(at, 'sequence values must run 0, 1, 2 … without gaps or repeats (C12)');
+  if (sorted.some((s, i) => s !== i))
+    r.fail(at, 'sequence values must run 0, 1, 2 … without gaps or repeats (C12)');
 }
 
 function readPayloadMetadata(r: IvmsReader, payload: Obj, path: string): void {
@@ -128,22 +129,34 @@ export function parseIvmsNationalIdentification(
 }
 
 /** Validates one IVMS101 NaturalPerson and summarises it. */
-export function parseIvmsNaturalPerson(input: unknown, options: IvmsParseOptions = {}): IvmsResult<IvmsPartySummary> {
+export function parseIvmsNaturalPerson(
+  input: unknown,
+  options: IvmsParseOptions = {},
+): IvmsResult<IvmsPartySummary> {
   return run(input, options, 'naturalPerson', readNaturalPerson);
 }
 
 /** Validates one IVMS101 LegalPerson and summarises it. */
-export function parseIvmsLegalPerson(input: unknown, options: IvmsParseOptions = {}): IvmsResult<IvmsPartySummary> {
+export function parseIvmsLegalPerson(
+  input: unknown,
+  options: IvmsParseOptions = {},
+): IvmsResult<IvmsPartySummary> {
   return run(input, options, 'legalPerson', readLegalPerson);
 }
 
 /** Validates one IVMS101 Person (exactly one of naturalPerson / legalPerson) and summarises it. */
-export function parseIvmsPerson(input: unknown, options: IvmsParseOptions = {}): IvmsResult<IvmsPartySummary> {
+export function parseIvmsPerson(
+  input: unknown,
+  options: IvmsParseOptions = {},
+): IvmsResult<IvmsPartySummary> {
   return run(input, options, 'person', readPerson);
 }
 
 /** Validates an IVMS101 IdentityPayload (originator, beneficiary, VASPs, transfer path, metadata). */
-export function parseIvmsIdentityPayload(input: unknown, options: IvmsParseOptions = {}): IvmsResult<IvmsIdentity> {
+export function parseIvmsIdentityPayload(
+  input: unknown,
+  options: IvmsParseOptions = {},
+): IvmsResult<IvmsIdentity> {
   return run(input, options, 'ivms101', readIdentity);
 }
 
@@ -170,9 +183,14 @@ export function mapIvms101Transfer(input: unknown, options: IvmsOptions = {}): T
   const o = identity?.originator.persons[0];
   const b = identity?.beneficiary.persons[0];
   const vasp = identity?.beneficiaryVASP;
-  const oAccount = identity ? account(identity.originator, 'ivms101.originator', 'originatorPersons') : { path: '' };
-  const bAccount = identity ? account(identity.beneficiary, 'ivms101.beneficiary', 'beneficiaryPersons') : { path: '' };
-  const lei = vasp?.nationalId?.nationalIdentifierType === 'LEIX' ? vasp.nationalId.nationalIdentifier : undefined;
+  const oAccount = identity
+    ? account(identity.originator, 'ivms101.originator', 'originatorPersons')
+    : { path: '' };
+  const bAccount = identity
+    ? account(identity.beneficiary, 'ivms101.beneficiary', 'beneficiaryPersons')
+    : { path: '' };
+  const lei =
+    vasp?.nationalId?.nationalIdentifierType === 'LEIX' ? vasp.nationalId.nationalIdentifier : undefined;
   const paths: Record<string, string> = {
     'originator.wallet_address': oAccount.path,
     'originator.date_of_birth': `${personPath('ivms101.originator.originatorPersons[0]', o)}.dateAndPlaceOfBirth.dateOfBirth`,

@@ -39,7 +39,13 @@ export interface ValidateTransferOptions {
 }
 
 const EVM_CHAINS: readonly Chain[] = ['ethereum', 'polygon', 'binance-smart-chain'];
-const ORIGINATOR_FIELDS = ['name', 'wallet_address', 'geographic_address', 'national_id', 'date_of_birth'] as const;
+const ORIGINATOR_FIELDS = [
+  'name',
+  'wallet_address',
+  'geographic_address',
+  'national_id',
+  'date_of_birth',
+] as const;
 const BENEFICIARY_FIELDS = ['name', 'wallet_address', 'casp_name', 'casp_lei'] as const;
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
@@ -110,7 +116,11 @@ function readHeader(body: Record<string, unknown>, errors: string[]): boolean {
   const chainUsable = isBlank(blockchain) || CHAINS.includes(blockchain as Chain);
   if (!chainUsable) errors.push(`blockchain: Must be one of: ${CHAINS.join(', ')}`);
 
-  if (ownership_verified !== undefined && ownership_verified !== null && typeof ownership_verified !== 'boolean')
+  if (
+    ownership_verified !== undefined &&
+    ownership_verified !== null &&
+    typeof ownership_verified !== 'boolean'
+  )
     errors.push('ownership_verified: Must be a boolean');
   return chainUsable;
 }
@@ -123,7 +133,11 @@ function addressError(address: string, chain: Chain | undefined): string | undef
 }
 
 // Value checks that need the parsed shape: addresses against their chain, the date, the LEI.
-function valueErrors(t: TravelRuleTransfer, path: (field: string) => string, checkAddresses: boolean): string[] {
+function valueErrors(
+  t: TravelRuleTransfer,
+  path: (field: string) => string,
+  checkAddresses: boolean,
+): string[] {
   const found: [string, string | undefined][] = [];
   const { originator: o, beneficiary: b } = t;
   // With an unknown `blockchain` the chain to check against is unknown: that error stands alone.
@@ -134,7 +148,9 @@ function valueErrors(t: TravelRuleTransfer, path: (field: string) => string, che
   if (b.wallet_address !== undefined && checkAddresses)
     found.push(['beneficiary.wallet_address', addressError(b.wallet_address, t.blockchain)]);
   if (b.casp_lei !== undefined) found.push(['beneficiary.casp_lei', leiProblem(b.casp_lei)]);
-  return found.filter(([, reason]) => reason !== undefined).map(([field, reason]) => `${path(field)}: ${reason}`);
+  return found
+    .filter(([, reason]) => reason !== undefined)
+    .map(([field, reason]) => `${path(field)}: ${reason}`);
 }
 
 /** Checks a travel-rule request in the spec's JSON form and returns the normalised transfer or every error. */

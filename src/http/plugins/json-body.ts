@@ -9,6 +9,28 @@ declare module 'fastify' {
   }
 }
 
+/** Deeper documents are refused before parsing: no legitimate payload needs them, and deep
+ * nesting would exhaust the stack of recursive consumers (the database's JSON parser included). */
+const MAX_DEPTH = 64;
+
+/** Deepest nesting of arrays and objects, ignoring brackets inside strings. */
+export function nestingDepth(text: string): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92) i++; // backslash: skip the escaped character
+      else if (c === 34) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 123 || c === 91) {
+      if (++depth > max) max = depth;
+    } else if (c === 125 || c === 93) depth--;
+  }
+  return max;
+}
+
 /**
  * Every body is read as bytes and parsed as JSON whatever its Content-Type claims: a caller who
  * forgets the header gets their JSON read, and anything that is not JSON is a 400, never a 415.
@@ -21,8 +43,19 @@ export function registerJsonBody(app: FastifyInstance): void {
       done(null, undefined);
       return;
     }
+    const text = body.toString('utf8');
+    if (nestingDepth(text) > MAX_DEPTH) {
+      done(
+        new AppError('INVALID_REQUEST', `Request body is nested deeper than ${MAX_DEPTH} levels`, {
+          field: 'body',
+          reason: 'Nested too deeply',
+        }),
+        undefined,
+      );
+      return;
+    }
     try {
-      done(null, secureJson.parse(body.toString('utf8'), undefined, { protoAction: 'error', constructorAction: 'error' }));
+      done(null, secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' }));
     } catch {
       done(new AppError('INVALID_REQUEST', 'Request body is not valid JSON', { field: 'body', reason: 'Malformed JSON' }), undefined);
     }

@@ -38,15 +38,22 @@ describe('assessCompleteness', () => {
   it('lists every missing field in contract order', () => {
     assert.deepEqual(assessCompleteness(transfer({ name: 'Jane' }, { name: 'Lawrence' })), {
       data_completeness: 'partial',
-      required_fields: ['originator.wallet_address', 'originator.geographic_address', 'beneficiary.wallet_address'],
+      required_fields: [
+        'originator.wallet_address',
+        'originator.geographic_address',
+        'beneficiary.wallet_address',
+      ],
     });
   });
 
   it('is missing when neither party is named, even with other data', () => {
-    assert.deepEqual(assessCompleteness(transfer({ wallet_address: BTC, national_id: 'x' }, { wallet_address: BTC_2 })), {
-      data_completeness: 'missing',
-      required_fields: ['originator.name', 'beneficiary.name'],
-    });
+    assert.deepEqual(
+      assessCompleteness(transfer({ wallet_address: BTC, national_id: 'x' }, { wallet_address: BTC_2 })),
+      {
+        data_completeness: 'missing',
+        required_fields: ['originator.name', 'beneficiary.name'],
+      },
+    );
     assert.deepEqual(assessCompleteness(transfer({}, {})), {
       data_completeness: 'missing',
       required_fields: [
@@ -66,7 +73,10 @@ describe('assessCompleteness', () => {
 
   it('counts blank strings as absent', () => {
     const result = assessCompleteness(
-      transfer({ ...FULL_ORIGINATOR, geographic_address: '  ', national_id: '' }, { ...FULL_BENEFICIARY, name: ' ' }),
+      transfer(
+        { ...FULL_ORIGINATOR, geographic_address: '  ', national_id: '' },
+        { ...FULL_BENEFICIARY, name: ' ' },
+      ),
     );
     assert.deepEqual(result.required_fields, ['originator.geographic_address', 'beneficiary.name']);
   });

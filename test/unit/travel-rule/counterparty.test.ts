@@ -38,13 +38,21 @@ describe('verifyCounterparty', () => {
   });
 
   it('compares names ignoring case and all white space', () => {
-    for (const casp_name of ['citigroup inc.', 'CITIGROUP  INC.', ' Citi group\tInc. ', 'Citigroup\u00a0Inc.']) {
+    for (const casp_name of [
+      'citigroup inc.',
+      'CITIGROUP  INC.',
+      ' Citi group\tInc. ',
+      'Citigroup\u00a0Inc.',
+    ]) {
       assert.equal(verifyCounterparty(withCasp({ casp_lei: CITI, casp_name }), directory), true, casp_name);
     }
   });
 
   it('refuses a different name, punctuation included', () => {
-    assert.equal(verifyCounterparty(withCasp({ casp_lei: CITI, casp_name: 'Citigroup Inc' }), directory), false);
+    assert.equal(
+      verifyCounterparty(withCasp({ casp_lei: CITI, casp_name: 'Citigroup Inc' }), directory),
+      false,
+    );
     assert.equal(verifyCounterparty(withCasp({ casp_lei: CITI, casp_name: 'Citibank' }), directory), false);
   });
 
@@ -81,7 +89,9 @@ describe('parseCaspDirectoryCsv', () => {
 
   it('accepts a BOM, CRLF line ends, quoted commas and blank lines', () => {
     const csv = `\ufefflei,name,country\r\n\r\n${LEI},"Foundation, GLEIF",CH\r\n`;
-    assert.deepEqual(parseCaspDirectoryCsv(csv), [{ lei: LEI, name: 'Foundation, GLEIF', country: 'CH', extra: {} }]);
+    assert.deepEqual(parseCaspDirectoryCsv(csv), [
+      { lei: LEI, name: 'Foundation, GLEIF', country: 'CH', extra: {} },
+    ]);
   });
 
   it('builds a directory from the records', () => {

@@ -11,7 +11,9 @@ export const LEI = '506700GE1G29325QX363';
 
 /** Reads a JSON fixture under test/fixtures/travel-rule/. */
 export function fixture<T = unknown>(name: string): T {
-  return JSON.parse(readFileSync(new URL(`../../fixtures/travel-rule/${name}`, import.meta.url), 'utf8')) as T;
+  return JSON.parse(
+    readFileSync(new URL(`../../fixtures/travel-rule/${name}`, import.meta.url), 'utf8'),
+  ) as T;
 }
 
 /** A deep copy of `doc` with the value at a dotted path (numeric parts index arrays) set, or deleted when undefined. */

@@ -19,7 +19,11 @@ const RA_LIST = new Set(
     .split('\n')
     .filter(Boolean),
 );
-const STRICT = { registrationAuthorities: RA_LIST, today: '2026-01-01', requireOriginatorIdentification: true };
+const STRICT = {
+  registrationAuthorities: RA_LIST,
+  today: '2026-01-01',
+  requireOriginatorIdentification: true,
+};
 const ex = (name: string) => fixture(`ivms101/${name}`);
 const header = { transfer_id: 'tr-ivms-1', direction: 'outbound', amount_eur: 2500 };
 
@@ -30,7 +34,10 @@ describe('IVMS101 examples: accepted', () => {
   });
 
   it('identity_payload.json maps onto the travel-rule transfer', () => {
-    const result = mapIvms101Transfer({ ...header, blockchain: 'bitcoin', ivms101: ex('identity_payload.json') }, STRICT);
+    const result = mapIvms101Transfer(
+      { ...header, blockchain: 'bitcoin', ivms101: ex('identity_payload.json') },
+      STRICT,
+    );
     assert.deepEqual(result, {
       ok: true,
       transfer: {
@@ -141,7 +148,10 @@ describe('IVMS101 examples: rejected', () => {
   it('person_both_persons.json as an originator person is named by its IVMS path', () => {
     const payload = { ...(ex('identity_payload.json') as object) };
     const both = ex('person_both_persons.json');
-    const body = { ...header, ivms101: { ...payload, originator: { originatorPersons: [both], accountNumber: [BTC] } } };
+    const body = {
+      ...header,
+      ivms101: { ...payload, originator: { originatorPersons: [both], accountNumber: [BTC] } },
+    };
     const result = mapIvms101Transfer(body);
     assert.deepEqual(result.ok ? [] : result.errors, [
       'ivms101.originator.originatorPersons[0]: Must have exactly one of naturalPerson or legalPerson',
@@ -164,8 +174,10 @@ describe('IVMS101 examples: rejected', () => {
 
   it('the protojson form is not IVMS101 JSON', () => {
     const pb = JSON.parse(
-      readFileSync(new URL('../../fixtures/travel-rule/ivms101/identity_payload.json', import.meta.url), 'utf8')
-        .replaceAll('originatorPersons', 'originator_persons'),
+      readFileSync(
+        new URL('../../fixtures/travel-rule/ivms101/identity_payload.json', import.meta.url),
+        'utf8',
+      ).replaceAll('originatorPersons', 'originator_persons'),
     );
     const result = parseIvmsIdentityPayload(pb);
     assert.deepEqual(result.ok ? [] : result.errors, ['ivms101.originator.originatorPersons: Required']);

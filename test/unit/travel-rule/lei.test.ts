@@ -25,7 +25,8 @@ describe('isValidLei', () => {
 
   it('rejects every invalid vector of lei_examples.json', () => {
     assert.ok(examples.invalid.length >= 12);
-    for (const { lei, reason } of examples.invalid) assert.equal(isValidLei(lei), false, `${lei} (${reason})`);
+    for (const { lei, reason } of examples.invalid)
+      assert.equal(isValidLei(lei), false, `${lei} (${reason})`);
   });
 
   it('says why an LEI is wrong', () => {
@@ -34,7 +35,10 @@ describe('isValidLei', () => {
       leiProblem('549300nre2m9gq3dth08'),
       'must be 18 upper-case letters or digits followed by 2 check digits',
     );
-    assert.equal(leiProblem('549300NRE2M9GQ3DTHAB'), 'must be 18 upper-case letters or digits followed by 2 check digits');
+    assert.equal(
+      leiProblem('549300NRE2M9GQ3DTHAB'),
+      'must be 18 upper-case letters or digits followed by 2 check digits',
+    );
     assert.equal(leiProblem('549300NRE2M9GQ3DTH09'), 'invalid LEI check digits');
     assert.equal(leiProblem('549300NRE2M9GQ3DTH08'), undefined);
   });
@@ -80,10 +84,15 @@ describe('leiCheckDigits', () => {
 
   it('a letter in a check-digit position is always invalid (property)', () => {
     fc.assert(
-      fc.property(base18, fc.constantFrom(18, 19), fc.constantFrom(...LETTERS.split('')), (base, pos, letter) => {
-        const lei = base + leiCheckDigits(base);
-        return !isValidLei(lei.slice(0, pos) + letter + lei.slice(pos + 1));
-      }),
+      fc.property(
+        base18,
+        fc.constantFrom(18, 19),
+        fc.constantFrom(...LETTERS.split('')),
+        (base, pos, letter) => {
+          const lei = base + leiCheckDigits(base);
+          return !isValidLei(lei.slice(0, pos) + letter + lei.slice(pos + 1));
+        },
+      ),
     );
   });
 

@@ -66,13 +66,21 @@ describe('validateTransfer: accepted requests', () => {
 
   it('checks an EVM address on polygon and binance-smart-chain as well', () => {
     for (const blockchain of ['polygon', 'binance-smart-chain', 'ethereum']) {
-      const body = { ...base(), blockchain, originator: { wallet_address: ETH }, beneficiary: { wallet_address: ETH } };
+      const body = {
+        ...base(),
+        blockchain,
+        originator: { wallet_address: ETH },
+        beneficiary: { wallet_address: ETH },
+      };
       assert.ok(validateTransfer(body).ok, blockchain);
     }
   });
 
   it('keeps the strings as given (the address is echoed, not normalised)', () => {
-    const result = validateTransfer({ ...base(), originator: { wallet_address: ETH.toLowerCase(), name: ' Ann ' } });
+    const result = validateTransfer({
+      ...base(),
+      originator: { wallet_address: ETH.toLowerCase(), name: ' Ann ' },
+    });
     assert.ok(result.ok);
     assert.equal(result.transfer.originator.wallet_address, ETH.toLowerCase());
     assert.equal(result.transfer.originator.name, ' Ann ');
@@ -90,7 +98,8 @@ describe('validateTransfer: rejected requests', () => {
   });
 
   it('rejects a body that is not an object', () => {
-    for (const body of [null, [], 'x', 3]) assert.deepEqual(errorsOf(validateTransfer(body)), ['body: Must be an object']);
+    for (const body of [null, [], 'x', 3])
+      assert.deepEqual(errorsOf(validateTransfer(body)), ['body: Must be an object']);
   });
 
   it('names the allowed values of an enum', () => {
@@ -106,19 +115,27 @@ describe('validateTransfer: rejected requests', () => {
   });
 
   it('rejects wrong types, NaN, infinities and negative amounts', () => {
-    assert.deepEqual(errorsOf(validateTransfer({ ...base(), amount_eur: '1500' })), ['amount_eur: Must be a finite number']);
+    assert.deepEqual(errorsOf(validateTransfer({ ...base(), amount_eur: '1500' })), [
+      'amount_eur: Must be a finite number',
+    ]);
     assert.deepEqual(errorsOf(validateTransfer({ ...base(), amount_eur: Number.NaN })), [
       'amount_eur: Must be a finite number',
     ]);
     assert.deepEqual(errorsOf(validateTransfer({ ...base(), amount_eur: Number.POSITIVE_INFINITY })), [
       'amount_eur: Must be a finite number',
     ]);
-    assert.deepEqual(errorsOf(validateTransfer({ ...base(), amount_eur: -0.01 })), ['amount_eur: Must be >= 0']);
-    assert.deepEqual(errorsOf(validateTransfer({ ...base(), transfer_id: 42 })), ['transfer_id: Must be a string']);
+    assert.deepEqual(errorsOf(validateTransfer({ ...base(), amount_eur: -0.01 })), [
+      'amount_eur: Must be >= 0',
+    ]);
+    assert.deepEqual(errorsOf(validateTransfer({ ...base(), transfer_id: 42 })), [
+      'transfer_id: Must be a string',
+    ]);
     assert.deepEqual(errorsOf(validateTransfer({ ...base(), ownership_verified: 'yes' })), [
       'ownership_verified: Must be a boolean',
     ]);
-    assert.deepEqual(errorsOf(validateTransfer({ ...base(), originator: 'Jane' })), ['originator: Must be an object']);
+    assert.deepEqual(errorsOf(validateTransfer({ ...base(), originator: 'Jane' })), [
+      'originator: Must be an object',
+    ]);
     assert.deepEqual(errorsOf(validateTransfer({ ...base(), beneficiary: { name: ['x'], casp_name: 7 } })), [
       'beneficiary.name: Must be a string',
       'beneficiary.casp_name: Must be a string',
@@ -138,15 +155,17 @@ describe('validateTransfer: rejected requests', () => {
   });
 
   it('rejects an address whose chain cannot be inferred', () => {
-    assert.deepEqual(errorsOf(validateTransfer({ ...base(), beneficiary: { wallet_address: 'not-an-address' } })), [
-      'beneficiary.wallet_address: address format not recognised for any supported chain',
-    ]);
+    assert.deepEqual(
+      errorsOf(validateTransfer({ ...base(), beneficiary: { wallet_address: 'not-an-address' } })),
+      ['beneficiary.wallet_address: address format not recognised for any supported chain'],
+    );
   });
 
   it('rejects an LEI with bad check digits or a bad form', () => {
-    assert.deepEqual(errorsOf(validateTransfer({ ...base(), beneficiary: { casp_lei: '506700GE1G29325QX364' } })), [
-      'beneficiary.casp_lei: invalid LEI check digits',
-    ]);
+    assert.deepEqual(
+      errorsOf(validateTransfer({ ...base(), beneficiary: { casp_lei: '506700GE1G29325QX364' } })),
+      ['beneficiary.casp_lei: invalid LEI check digits'],
+    );
     assert.deepEqual(errorsOf(validateTransfer({ ...base(), beneficiary: { casp_lei: '851683897' } })), [
       'beneficiary.casp_lei: must be 20 characters',
     ]);
@@ -202,10 +221,13 @@ describe('validateTransfer: rejected requests', () => {
       { numRuns: 500 },
     );
     fc.assert(
-      fc.property(fc.dictionary(fc.constantFrom('originator', 'beneficiary', 'blockchain'), fc.anything()), (extra) => {
-        const result = validateTransfer({ ...base(), ...extra });
-        return result.ok || result.errors.length > 0;
-      }),
+      fc.property(
+        fc.dictionary(fc.constantFrom('originator', 'beneficiary', 'blockchain'), fc.anything()),
+        (extra) => {
+          const result = validateTransfer({ ...base(), ...extra });
+          return result.ok || result.errors.length > 0;
+        },
+      ),
       { numRuns: 500 },
     );
   });

@@ -28,6 +28,7 @@ export type OfacCsvResult = SanctionsList & { warnings: string[] };
 
 /** Column counts of the headerless files, from OFAC's data specification. */
 const COLUMNS = { sdn: 12, add: 6, alt: 5, comments: 2 } as const;
+const FILE_NAMES = { sdn: 'sdn.csv', add: 'add.csv', alt: 'alt.csv', comments: 'sdn_comments.csv' } as const;
 
 /** OFAC writes an empty cell as the unquoted token `-0- ` (with a trailing space). */
 function cell(value: string | undefined): string {
@@ -53,22 +54,23 @@ function stripDosEof(text: string): string {
 
 function readRows(input: string | Uint8Array, file: keyof typeof COLUMNS): string[][] {
   // Full downloads end with a DOS EOF byte (0x1A) after the last CRLF: a bogus last row otherwise.
-  const text = stripDosEof(asText(input, `${file}.csv`));
+  const name = FILE_NAMES[file];
+  const text = stripDosEof(asText(input, name));
   if (text === '') return [];
   let rows: string[][];
   try {
     rows = parse(text, { relax_column_count: true, skip_empty_lines: true }) as string[][];
   } catch (err) {
-    throw new ListFormatError(`${file}.csv is not valid CSV: ${(err as Error).message}`);
+    throw new ListFormatError(`${name} is not valid CSV: ${(err as Error).message}`);
   }
   const want = COLUMNS[file];
   rows.forEach((row, i) => {
     if (row.length !== want) {
-      throw new ListFormatError(`${file}.csv row ${i + 1}: expected ${want} columns, found ${row.length}`);
+      throw new ListFormatError(`${name} row ${i + 1}: expected ${want} columns, found ${row.length}`);
     }
     if (!/^\d+$/.test(cell(row[0]))) {
       throw new ListFormatError(
-        `${file}.csv row ${i + 1}: ent_num "${row[0]}" is not a number (a header row?)`,
+        `${name} row ${i + 1}: ent_num "${row[0]}" is not a number (a header row?)`,
       );
     }
   });

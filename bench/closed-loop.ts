@@ -1,0 +1,58 @@
+import autocannon from 'autocannon';
+
+/** What the closed-loop run reports: autocannon's own numbers, latency in ms (1 ms resolution). */
+export interface ClosedLoopResult {
+  connections: number;
+  durationS: number;
+  /** Mean of the per-second request counts. */
+  reqPerSec: number;
+  total: number;
+  ok: number;
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  latency: { p50: number; p97_5: number; p99: number; max: number; mean: number };
+}
+
+export interface ClosedLoopOptions {
+  origin: string;
+  path: string;
+  headers: Record<string, string>;
+  body: () => string;
+  connections: number;
+  durationS: number;
+}
+
+/**
+ * Closed loop: each of N connections sends its next request as soon as the previous answer is in,
+ * so the server is kept saturated and the latency includes waiting behind the other connections.
+ * Every request gets a fresh body (new transaction id, random customer and amount).
+ */
+export async function runClosedLoop(opts: ClosedLoopOptions): Promise<ClosedLoopResult> {
+  const r = await autocannon({
+    url: opts.origin,
+    connections: opts.connections,
+    duration: opts.durationS,
+    pipelining: 1,
+    timeout: 10,
+    headers: opts.headers,
+    requests: [
+      {
+        method: 'POST',
+        path: opts.path,
+        setupRequest: (req) => ({ ...req, body: opts.body() }),
+      },
+    ],
+  });
+  return {
+    connections: opts.connections,
+    durationS: r.duration,
+    reqPerSec: r.requests.average,
+    total: r.requests.total,
+    ok: r['2xx'],
+    non2xx: r.non2xx,
+    errors: r.errors,
+    timeouts: r.timeouts,
+    latency: { p50: r.latency.p50, p97_5: r.latency.p97_5, p99: r.latency.p99, max: r.latency.max, mean: r.latency.mean },
+  };
+}

@@ -1,0 +1,177 @@
+import { Pool } from 'undici';
+
+/**
+ * Open-loop paced client: request i is due at start + i / rate, whatever happened to the earlier
+ * ones (schedule by target send time, not by completion). Every latency is kept, so the
+ * percentiles are exact rather than bucketed.
+ */
+
+export interface Percentiles {
+  p50: number;
+  p90: number;
+  p99: number;
+  p999: number;
+  max: number;
+  mean: number;
+}
+
+export interface PacedResult {
+  rate: number;
+  durationS: number;
+  connections: number;
+  /** Requests scheduled (rate × duration). */
+  scheduled: number;
+  /** Responses with a 2xx status. */
+  ok: number;
+  non2xx: number;
+  errors: number;
+  /** Requests dispatched more than `lateMs` after their due time (the event loop was busy). */
+  late: number;
+  lateMs: number;
+  /** Requests due while every pooled connection was busy (they waited in the client's queue). */
+  queued: number;
+  /** Largest delay between a request's due time and its dispatch, ms. */
+  maxSendLagMs: number;
+  /** Achieved send rate, requests/s. */
+  sentRate: number;
+  /** Dispatch → full response body, ms. */
+  latency: Percentiles;
+  /** Due time → full response body, ms: includes any send lag (no coordinated omission). */
+  fromSchedule: Percentiles;
+}
+
+export interface PacedOptions {
+  origin: string;
+  path: string;
+  headers: Record<string, string>;
+  body: () => string;
+  rate: number;
+  durationS: number;
+  connections?: number;
+  lateMs?: number;
+}
+
+function percentiles(samples: Float64Array): Percentiles {
+  const s = Float64Array.from(samples).sort();
+  if (s.length === 0) return { p50: NaN, p90: NaN, p99: NaN, p999: NaN, max: NaN, mean: NaN };
+  const at = (q: number) => s[Math.min(s.length - 1, Math.ceil(q * s.length) - 1)]!;
+  let sum = 0;
+  for (const v of s) sum += v;
+  return { p50: at(0.5), p90: at(0.9), p99: at(0.99), p999: at(0.999), max: s[s.length - 1]!, mean: sum / s.length };
+}
+
+/** Sends `rate` requests per second for `durationS` seconds; resolves when every response is in. */
+export async function runPaced(opts: PacedOptions): Promise<PacedResult> {
+  const connections = opts.connections ?? 64;
+  const lateMs = opts.lateMs ?? 1;
+  const total = Math.round(opts.rate * opts.durationS);
+  const intervalNs = 1e9 / opts.rate;
+  const pool = new Pool(opts.origin, {
+    connections,
+    pipelining: 1,
+    headersTimeout: 10_000,
+    bodyTimeout: 10_000,
+  });
+  const latency = new Float64Array(total);
+  const fromSchedule = new Float64Array(total);
+  let recorded = 0;
+  let ok = 0;
+  let non2xx = 0;
+  let errors = 0;
+  let late = 0;
+  let queued = 0;
+  let maxSendLagMs = 0;
+  let inFlight = 0;
+  let next = 0;
+  let lastSend = 0n;
+
+  // One connection per request is opened here, so the measured window starts with a warm pool.
+  await Promise.all(
+    Array.from({ length: Math.min(connections, 16) }, () =>
+      pool.request({ path: '/healthz', method: 'GET' }).then((r) => r.body.dump()),
+    ),
+  );
+
+  const start = process.hrtime.bigint();
+  await new Promise<void>((resolveAll) => {
+    const finishIfDone = () => {
+      if (next >= total && inFlight === 0) resolveAll();
+    };
+
+    const send = (dueNs: number) => {
+      const sentAt = process.hrtime.bigint();
+      lastSend = sentAt;
+      inFlight++;
+      pool
+        .request({ path: opts.path, method: 'POST', headers: opts.headers, body: opts.body() })
+        .then(async (res) => {
+          await res.body.text();
+          const end = process.hrtime.bigint();
+          latency[recorded] = Number(end - sentAt) / 1e6;
+          fromSchedule[recorded] = (Number(end - start) - dueNs) / 1e6;
+          recorded++;
+          if (res.statusCode >= 200 && res.statusCode < 300) ok++;
+          else non2xx++;
+        })
+        .catch(() => {
+          errors++;
+        })
+        .finally(() => {
+          inFlight--;
+          finishIfDone();
+        });
+    };
+
+    const tick = () => {
+      const now = Number(process.hrtime.bigint() - start);
+      while (next < total && next * intervalNs <= now) {
+        const due = next * intervalNs;
+        const lag = (Number(process.hrtime.bigint() - start) - due) / 1e6;
+        if (lag > lateMs) late++;
+        if (lag > maxSendLagMs) maxSendLagMs = lag;
+        if (inFlight >= connections) queued++;
+        send(due);
+        next++;
+      }
+      if (next < total) {
+        const wait = (next * intervalNs - Number(process.hrtime.bigint() - start)) / 1e6;
+        setTimeout(tick, Math.max(0, Math.floor(wait)));
+      } else finishIfDone();
+    };
+    tick();
+  });
+  const sendSpanS = Number(lastSend - start) / 1e9;
+  await pool.close();
+
+  return {
+    rate: opts.rate,
+    durationS: opts.durationS,
+    connections,
+    scheduled: total,
+    ok,
+    non2xx,
+    errors,
+    late,
+    lateMs,
+    queued,
+    maxSendLagMs,
+    sentRate: sendSpanS > 0 ? (total - 1) / sendSpanS : NaN,
+    latency: percentiles(latency.subarray(0, recorded)),
+    fromSchedule: percentiles(fromSchedule.subarray(0, recorded)),
+  };
+}
+
+/** Standalone use: `node --import tsx bench/paced.ts <origin> <rate> <seconds>` against the baseline. */
+if (process.argv[1] && import.meta.url === new URL(`file://${process.argv[1]}`).href) {
+  const [origin = 'http://127.0.0.1:8090', rate = '1000', seconds = '10'] = process.argv.slice(2);
+  const { transactionBody } = await import('./payload.ts');
+  const result = await runPaced({
+    origin,
+    path: '/api/mica/evaluate',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${process.env.BENCH_KEY ?? ''}` },
+    body: () => transactionBody(process.env.BENCH_CLIENT ?? 'demo'),
+    rate: Number(rate),
+    durationS: Number(seconds),
+  });
+  process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+}

@@ -1,0 +1,60 @@
+import pg from 'pg';
+
+/** The PostgreSQL server the bench may use, and the dedicated database it creates there. */
+export const ADMIN_URL = process.env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
+export const BENCH_DB = 'mica_bench';
+
+export function benchDatabaseUrl(adminUrl = ADMIN_URL): string {
+  const u = new URL(adminUrl);
+  u.pathname = `/${BENCH_DB}`;
+  return u.toString();
+}
+
+async function withClient<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** True when the server answers at `adminUrl`. */
+export async function postgresReachable(adminUrl = ADMIN_URL): Promise<boolean> {
+  try {
+    await withClient(adminUrl, (c) => c.query('SELECT 1'));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Creates `mica_bench` if missing, then drops and recreates its public schema; returns its URL. */
+export async function resetBenchDatabase(adminUrl = ADMIN_URL): Promise<string> {
+  await withClient(adminUrl, async (c) => {
+    const found = await c.query('SELECT 1 FROM pg_database WHERE datname = $1', [BENCH_DB]);
+    if (found.rowCount === 0) await c.query(`CREATE DATABASE ${BENCH_DB}`);
+  });
+  const url = benchDatabaseUrl(adminUrl);
+  await withClient(url, async (c) => {
+    await c.query('DROP SCHEMA IF EXISTS public CASCADE');
+    await c.query('CREATE SCHEMA public');
+  });
+  return url;
+}
+
+/** Rows in the audit tables of the bench database. */
+export async function countStored(url: string): Promise<{ evaluations: number; transactions: number }> {
+  return withClient(url, async (c) => {
+    const r = await c.query<{ evaluations: number; transactions: number }>(
+      'SELECT (SELECT count(*) FROM evaluations)::int AS evaluations, (SELECT count(*) FROM customer_transactions)::int AS transactions',
+    );
+    return r.rows[0]!;
+  });
+}
+
+/** Server version string, for the results. */
+export async function postgresVersion(url: string): Promise<string> {
+  return withClient(url, async (c) => (await c.query<{ v: string }>('SHOW server_version')).rows[0]!.v);
+}

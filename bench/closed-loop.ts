@@ -53,6 +53,12 @@ export async function runClosedLoop(opts: ClosedLoopOptions): Promise<ClosedLoop
     non2xx: r.non2xx,
     errors: r.errors,
     timeouts: r.timeouts,
-    latency: { p50: r.latency.p50, p97_5: r.latency.p97_5, p99: r.latency.p99, max: r.latency.max, mean: r.latency.mean },
+    latency: {
+      p50: r.latency.p50,
+      p97_5: r.latency.p97_5,
+      p99: r.latency.p99,
+      max: r.latency.max,
+      mean: r.latency.mean,
+    },
   };
 }

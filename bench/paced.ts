@@ -57,7 +57,14 @@ function percentiles(samples: Float64Array): Percentiles {
   const at = (q: number) => s[Math.min(s.length - 1, Math.ceil(q * s.length) - 1)]!;
   let sum = 0;
   for (const v of s) sum += v;
-  return { p50: at(0.5), p90: at(0.9), p99: at(0.99), p999: at(0.999), max: s[s.length - 1]!, mean: sum / s.length };
+  return {
+    p50: at(0.5),
+    p90: at(0.9),
+    p99: at(0.99),
+    p999: at(0.999),
+    max: s[s.length - 1]!,
+    mean: sum / s.length,
+  };
 }
 
 /** Sends `rate` requests per second for `durationS` seconds; resolves when every response is in. */

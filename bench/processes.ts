@@ -20,7 +20,12 @@ export interface Child {
 const running = new Set<Child>();
 
 /** Starts `node --import tsx <script>` from the repository root. */
-export function startNode(name: string, script: string, env: Record<string, string>, nodeArgs: string[] = []): Child {
+export function startNode(
+  name: string,
+  script: string,
+  env: Record<string, string>,
+  nodeArgs: string[] = [],
+): Child {
   const proc = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', script], {
     cwd: ROOT,
     env: { ...process.env, ...env },
@@ -122,7 +127,8 @@ export async function waitHealthy(child: Child, origin: string, timeoutMs = 60_0
     exited = true;
   });
   while (Date.now() < deadline) {
-    if (exited) throw new Error(`${child.name} exited before it was healthy:\n${child.output().slice(-4000)}`);
+    if (exited)
+      throw new Error(`${child.name} exited before it was healthy:\n${child.output().slice(-4000)}`);
     try {
       const res = await fetch(`${origin}/healthz`, { signal: AbortSignal.timeout(1000) });
       await res.arrayBuffer();
@@ -143,7 +149,9 @@ export async function waitForOutput(child: Child, re: RegExp, timeoutMs = 30_000
     if (m) return m[1] ?? m[0];
     await new Promise((r) => setTimeout(r, 50));
   }
-  throw new Error(`${child.name}: no line matching ${re} within ${timeoutMs} ms:\n${child.output().slice(-4000)}`);
+  throw new Error(
+    `${child.name}: no line matching ${re} within ${timeoutMs} ms:\n${child.output().slice(-4000)}`,
+  );
 }
 
 /** Resident memory of a process, from /proc/<pid>/status: current (VmRSS) and peak (VmHWM), in MiB. */

@@ -37,7 +37,12 @@ export async function buildApp(deps: Deps, opts: { logger?: Logger | false } = {
   });
   app.addHook('onResponse', async (req, reply) => {
     req.log.info(
-      { method: req.method, url: req.routeOptions.url ?? req.url, status: reply.statusCode, ms: reply.elapsedTime },
+      {
+        method: req.method,
+        url: req.routeOptions.url ?? req.url,
+        status: reply.statusCode,
+        ms: reply.elapsedTime,
+      },
       'request',
     );
   });

@@ -24,7 +24,10 @@ const EnvSchema = Type.Object({
 });
 
 export type Config = Readonly<
-  Omit<Static<typeof EnvSchema>, 'MICA_DEMO_SEED'> & { MICA_DEMO_SEED: boolean; storage: 'postgres' | 'pglite' }
+  Omit<Static<typeof EnvSchema>, 'MICA_DEMO_SEED'> & {
+    MICA_DEMO_SEED: boolean;
+    storage: 'postgres' | 'pglite';
+  }
 >;
 
 export class ConfigError extends Error {}

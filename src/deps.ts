@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
-import type { Config } from './config.ts';
-import { resolveRuleSettings } from './domain/rules/settings.ts';
 import { createMemoryCache } from './cache/memory.cache.ts';
 import { createRedisCache } from './cache/redis.cache.ts';
+import type { Config } from './config.ts';
+import { resolveRuleSettings } from './domain/rules/settings.ts';
 import { AppError } from './errors.ts';
 import { createClientContextResolver } from './services/client-context.ts';
 import { createClientsService } from './services/clients.service.ts';
@@ -25,7 +25,8 @@ export async function createDeps(
   opts: { logger?: Logger; database?: DatabaseHandle; skipMigrations?: boolean } = {},
 ) {
   const database =
-    opts.database ?? (await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.MICA_DATA_DIR }));
+    opts.database ??
+    (await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.MICA_DATA_DIR }));
   const { db } = database;
   if (!opts.skipMigrations) await migrateToLatest(db);
 
@@ -62,7 +63,11 @@ export async function createDeps(
     maxInFlight: database.kind === 'pglite' ? 1 : 3,
     onError: (err, size) => opts.logger?.error({ err, size }, 'audit batch failed; retrying one by one'),
   });
-  const evaluation = createEvaluationService({ clientContext, evaluations: evaluationsRepo, audit: auditWriter });
+  const evaluation = createEvaluationService({
+    clientContext,
+    evaluations: evaluationsRepo,
+    audit: auditWriter,
+  });
 
   const commandDeps: CommandDeps = { migrate: () => migrateToLatest(db), clients, keys };
   // The operator token of this process: configured, or made at start for the CLI to find.

@@ -16,7 +16,8 @@ async function main(): Promise<void> {
   const demo = config.MICA_DEMO_SEED ? await seedDemoClient(deps) : undefined;
   const address = await app.listen({ port: config.PORT, host: config.HOST });
   const local = address.replace('0.0.0.0', '127.0.0.1').replace('[::]', '127.0.0.1');
-  if (lock) publishServerInfo(config.MICA_DATA_DIR, { url: local, token: deps.operatorToken(), pid: process.pid });
+  if (lock)
+    publishServerInfo(config.MICA_DATA_DIR, { url: local, token: deps.operatorToken(), pid: process.pid });
   logger.info({ address, storage: config.storage, environment: config.MICA_ENVIRONMENT }, 'listening');
   if (demo) {
     // Printed once, on the first start of an empty store: the key is never shown again.

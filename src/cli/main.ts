@@ -28,7 +28,10 @@ const jsonObject = (v: string) => {
 /** Declares the command tree; each leaf records what to run instead of running it. */
 function buildProgram(found: (inv: Invocation) => void): Command {
   const program = new Command('mica').description('Operate the MiCA compliance service').exitOverride();
-  program.command('migrate').description('apply database migrations').action(() => found({ name: 'migrate', args: {} }));
+  program
+    .command('migrate')
+    .description('apply database migrations')
+    .action(() => found({ name: 'migrate', args: {} }));
 
   const clients = program.command('clients').description('tenants');
   clients
@@ -40,7 +43,9 @@ function buildProgram(found: (inv: Invocation) => void): Command {
     );
   clients
     .command('settings <client_id> <json>')
-    .description('replace the client rule settings (thresholds, high-risk countries, disabled rules, calendar)')
+    .description(
+      'replace the client rule settings (thresholds, high-risk countries, disabled rules, calendar)',
+    )
     .action((client_id: string, json: string) =>
       found({ name: 'clients.settings', args: { client_id, settings: jsonObject(json) } }),
     );
@@ -52,13 +57,22 @@ function buildProgram(found: (inv: Invocation) => void): Command {
     .option('--sandbox', 'a mica_test_ key for the sandbox service')
     .option('--expires-in-days <n>', 'lifetime in days (default 90)', positiveNumber)
     .option('--officer <name>', 'compliance officer recorded as the actor')
-    .action((client_id: string, o: { role: string; sandbox?: boolean; expiresInDays?: number; officer?: string }) =>
-      found({
-        name: 'keys.create',
-        args: { client_id, role: o.role, sandbox: o.sandbox ?? false, expires_in_days: o.expiresInDays, officer: o.officer },
-      }),
+    .action(
+      (client_id: string, o: { role: string; sandbox?: boolean; expiresInDays?: number; officer?: string }) =>
+        found({
+          name: 'keys.create',
+          args: {
+            client_id,
+            role: o.role,
+            sandbox: o.sandbox ?? false,
+            expires_in_days: o.expiresInDays,
+            officer: o.officer,
+          },
+        }),
     );
-  keys.command('revoke <key_id>').action((key_id: string) => found({ name: 'keys.revoke', args: { key_id } }));
+  keys
+    .command('revoke <key_id>')
+    .action((key_id: string) => found({ name: 'keys.revoke', args: { key_id } }));
   keys
     .command('rotate <key_id>')
     .option('--grace-hours <n>', 'how long the old key keeps working (default 24)', positiveNumber)
@@ -86,7 +100,8 @@ async function execute(inv: Invocation): Promise<unknown> {
         body: JSON.stringify({ args, actor }),
       });
       const body = (await res.json()) as { result?: unknown; error?: { code: string; message: string } };
-      if (!res.ok) throw new AppError((body.error?.code as never) ?? 'INTERNAL_ERROR', body.error?.message ?? 'failed');
+      if (!res.ok)
+        throw new AppError((body.error?.code as never) ?? 'INTERNAL_ERROR', body.error?.message ?? 'failed');
       return body.result;
     }
   }

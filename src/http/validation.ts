@@ -96,7 +96,8 @@ export function describeAjvErrors(errors: ErrorObject[], prefix = ''): FieldProb
     if (!out.has(field) || out.get(field) === '') out.set(field, reasonOf(e));
   }
   for (const [field, values] of unionValues) {
-    if (out.get(field) === '' || out.get(field)?.startsWith('must match')) out.set(field, `Must be one of: ${values.join(', ')}`);
+    if (out.get(field) === '' || out.get(field)?.startsWith('must match'))
+      out.set(field, `Must be one of: ${values.join(', ')}`);
   }
   return [...out].map(([field, reason]) => ({ field, reason: reason || 'Invalid value' }));
 }

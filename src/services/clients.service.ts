@@ -14,13 +14,25 @@ export function createClientsService(deps: {
 }) {
   const cache = new Map<string, { row: ClientRow | undefined; until: number }>();
   return {
-    async create(clientId: string, opts: { name?: string; settings?: Record<string, unknown>; actor: string }) {
+    async create(
+      clientId: string,
+      opts: { name?: string; settings?: Record<string, unknown>; actor: string },
+    ) {
       if (!CLIENT_ID.test(clientId))
         throw new AppError('INVALID_REQUEST', 'client id: 1-64 characters of letters, digits, _ . -');
       if (opts.settings) deps.validateSettings(opts.settings);
-      const created = await deps.clients.insert({ client_id: clientId, name: opts.name ?? clientId, settings: opts.settings });
+      const created = await deps.clients.insert({
+        client_id: clientId,
+        name: opts.name ?? clientId,
+        settings: opts.settings,
+      });
       if (!created) throw new AppError('INVALID_REQUEST', `client ${clientId} already exists`);
-      await deps.audit.record({ client_id: clientId, actor: opts.actor, action: 'client.created', subject: clientId });
+      await deps.audit.record({
+        client_id: clientId,
+        actor: opts.actor,
+        action: 'client.created',
+        subject: clientId,
+      });
       cache.delete(clientId);
       return { client_id: clientId, name: opts.name ?? clientId, settings: opts.settings ?? {} };
     },

@@ -67,7 +67,12 @@ export const COMMANDS: Record<string, Command<TSchema>> = {
 };
 
 /** Validates a command's arguments and runs it. */
-export async function runCommand(deps: CommandDeps, name: string, args: unknown, actor: string): Promise<unknown> {
+export async function runCommand(
+  deps: CommandDeps,
+  name: string,
+  args: unknown,
+  actor: string,
+): Promise<unknown> {
   const cmd = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
   if (!cmd) throw new AppError('NOT_FOUND', `unknown command ${name}`);
   if (!Value.Check(cmd.args, args)) {

@@ -74,13 +74,15 @@ export function createEvaluationService(deps: {
     async evaluate(principal: Principal, req: EvaluationRequest, evaluatorId?: string) {
       // A client the key does not own looks exactly like one that does not exist.
       const ctx = req.client_id === principal.clientId ? await deps.clientContext(req.client_id) : undefined;
-      if (!ctx) throw new AppError('CLIENT_NOT_FOUND', `Client ${req.client_id} not found`, { field: 'client_id' });
+      if (!ctx)
+        throw new AppError('CLIENT_NOT_FOUND', `Client ${req.client_id} not found`, { field: 'client_id' });
 
       const at = now();
       const data = req.data;
       const amount = finiteAmount(data.amount_eur);
       const customerId = typeof data.customer_id === 'string' ? data.customer_id : undefined;
-      const countsInWindow = req.trigger_type === 'transaction' && customerId !== undefined && amount !== undefined;
+      const countsInWindow =
+        req.trigger_type === 'transaction' && customerId !== undefined && amount !== undefined;
       const evaluationId = randomUUID();
       const transactionId = req.trigger_entity_id ?? evaluationId;
 
@@ -132,7 +134,12 @@ export function createEvaluationService(deps: {
         requestJson: JSON.stringify(req),
         responseJson,
         customerTransaction: countsInWindow
-          ? { transaction_id: transactionId, customer_id: customerId, amount_eur: amount, blocked: outcome.should_block }
+          ? {
+              transaction_id: transactionId,
+              customer_id: customerId,
+              amount_eur: amount,
+              blocked: outcome.should_block,
+            }
           : undefined,
       };
       // The answer leaves only after its audit record is committed.

@@ -71,9 +71,16 @@ export function createKeysService(deps: {
   return {
     async create(
       clientId: string,
-      opts: { role?: Role; sandbox?: boolean; expiresInDays?: number; officer?: string | null; actor: string },
+      opts: {
+        role?: Role;
+        sandbox?: boolean;
+        expiresInDays?: number;
+        officer?: string | null;
+        actor: string;
+      },
     ) {
-      if (!(await deps.clients.get(clientId))) throw new AppError('NOT_FOUND', `client ${clientId} not found`);
+      if (!(await deps.clients.get(clientId)))
+        throw new AppError('NOT_FOUND', `client ${clientId} not found`);
       const days = opts.expiresInDays ?? 90;
       if (!Number.isFinite(days) || days <= 0 || days > 3650)
         throw new AppError('INVALID_REQUEST', 'expires-in-days must be between 1 and 3650');
@@ -93,7 +100,12 @@ export function createKeysService(deps: {
         actor: opts.actor,
         action: 'key.created',
         subject: keyId,
-        detail: { role: row.role, environment, expires_at: row.expires_at.toISOString(), officer: row.officer },
+        detail: {
+          role: row.role,
+          environment,
+          expires_at: row.expires_at.toISOString(),
+          officer: row.officer,
+        },
       });
       return { ...publicView(row), key };
     },

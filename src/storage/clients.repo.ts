@@ -7,7 +7,11 @@ export type ClientRow = Selectable<ClientsTable>;
 /** SQL for tenants. */
 export function createClientsRepo(db: Db) {
   return {
-    async insert(row: { client_id: string; name: string; settings?: Record<string, unknown> }): Promise<boolean> {
+    async insert(row: {
+      client_id: string;
+      name: string;
+      settings?: Record<string, unknown>;
+    }): Promise<boolean> {
       const res = await db
         .insertInto('clients')
         .values({ client_id: row.client_id, name: row.name, settings: JSON.stringify(row.settings ?? {}) })

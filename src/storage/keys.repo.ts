@@ -1,5 +1,5 @@
-import type { Db } from './db.ts';
 import type { Insertable, Selectable } from 'kysely';
+import type { Db } from './db.ts';
 import type { ApiKeysTable } from './schema.ts';
 
 export type KeyRow = Selectable<ApiKeysTable>;

@@ -9,7 +9,11 @@ const body = (client_id: string) => ({
   data: { customer_verified: true, amount_eur: 10, full_cdd_complete: true },
 });
 
-function assertNested(res: { statusCode: number; json: () => Record<string, unknown> }, status: number, code: string) {
+function assertNested(
+  res: { statusCode: number; json: () => Record<string, unknown> },
+  status: number,
+  code: string,
+) {
   assert.equal(res.statusCode, status);
   const b = res.json() as { error: { code: string; message: string } };
   assert.equal(b.error.code, code);
@@ -48,7 +52,9 @@ describe('authentication and tenancy', () => {
     assertNested(await post(k.auth), 401, 'UNAUTHORIZED');
 
     const e = await clientWithKey(t, 'acme');
-    await sql`UPDATE api_keys SET expires_at = now() - interval '1 second' WHERE key_id = ${e.keyId}`.execute(t.deps.db);
+    await sql`UPDATE api_keys SET expires_at = now() - interval '1 second' WHERE key_id = ${e.keyId}`.execute(
+      t.deps.db,
+    );
     assertNested(await post(e.auth), 401, 'UNAUTHORIZED');
   });
 
@@ -57,7 +63,11 @@ describe('authentication and tenancy', () => {
     const rotated = await t.deps.keys.rotate(k.keyId, 'test');
     assert.equal((await post({ authorization: `Bearer ${rotated.key}` })).statusCode, 200);
     assert.equal((await post(k.auth)).statusCode, 200);
-    const row = await t.deps.db.selectFrom('api_keys').selectAll().where('key_id', '=', k.keyId).executeTakeFirstOrThrow();
+    const row = await t.deps.db
+      .selectFrom('api_keys')
+      .selectAll()
+      .where('key_id', '=', k.keyId)
+      .executeTakeFirstOrThrow();
     const graceMs = new Date(row.expires_at).getTime() - Date.now();
     assert.ok(graceMs > 23 * 3600_000 && graceMs <= 24 * 3600_000, `grace ${graceMs}`);
     assert.equal(row.replaced_by, rotated.key_id);

@@ -52,7 +52,12 @@ describe('evaluation errors (nested format, CONTRACT §3)', () => {
       {
         client_id: 'acme',
         trigger_type: 'transaction',
-        data: { amount_eur: -1, customer_verified: 'yes', address_validation_status: 'ok', customer_country: 'DEU' },
+        data: {
+          amount_eur: -1,
+          customer_verified: 'yes',
+          address_validation_status: 'ok',
+          customer_country: 'DEU',
+        },
       },
       'data.customer_verified',
     );
@@ -67,23 +72,48 @@ describe('evaluation errors (nested format, CONTRACT §3)', () => {
   });
 
   it('required fields of each context', async () => {
-    const b = await expect400({ client_id: 'acme', trigger_type: 'travel_rule', data: { transfer_id: 't' } }, 'data.direction');
+    const b = await expect400(
+      { client_id: 'acme', trigger_type: 'travel_rule', data: { transfer_id: 't' } },
+      'data.direction',
+    );
     assert.ok(b.error.details?.errors?.includes('data.self_hosted_wallet: Required'));
-    await expect400({ client_id: 'acme', trigger_type: 'wallet_screen', data: { blockchain: 'ethereum' } }, 'data.wallet_address', 'Required');
     await expect400(
-      { client_id: 'acme', trigger_type: 'wallet_screen', data: { wallet_address: 'x', blockchain: 'dogecoin' } },
+      { client_id: 'acme', trigger_type: 'wallet_screen', data: { blockchain: 'ethereum' } },
+      'data.wallet_address',
+      'Required',
+    );
+    await expect400(
+      {
+        client_id: 'acme',
+        trigger_type: 'wallet_screen',
+        data: { wallet_address: 'x', blockchain: 'dogecoin' },
+      },
       'data.blockchain',
       /^Must be one of: ethereum, bitcoin/,
     );
   });
 
   it('wrong types, strings for numbers, non-finite numbers, unknown enums', async () => {
-    await expect400({ client_id: 'acme', trigger_type: 'transaction', data: { amount_eur: '1000' } }, 'data.amount_eur', 'Expected number');
-    await expect400('{"client_id":"acme","trigger_type":"transaction","data":{"amount_eur":1e999}}', 'data.amount_eur');
+    await expect400(
+      { client_id: 'acme', trigger_type: 'transaction', data: { amount_eur: '1000' } },
+      'data.amount_eur',
+      'Expected number',
+    );
+    await expect400(
+      '{"client_id":"acme","trigger_type":"transaction","data":{"amount_eur":1e999}}',
+      'data.amount_eur',
+    );
     await expect400({ client_id: 'acme', trigger_type: 'transaction', data: [] }, 'data', 'Expected object');
     await expect400({ client_id: 42, trigger_type: 'transaction', data: {} }, 'client_id', 'Expected string');
-    await expect400({ client_id: 'acme', trigger_type: 'transaction', trigger_entity_type: 'boat', data: {} }, 'trigger_entity_type', /^Must be one of/);
-    await expect400({ client_id: 'acme', trigger_type: 'periodic', data: { str_detected_at: 'yesterday' } }, 'data.str_detected_at');
+    await expect400(
+      { client_id: 'acme', trigger_type: 'transaction', trigger_entity_type: 'boat', data: {} },
+      'trigger_entity_type',
+      /^Must be one of/,
+    );
+    await expect400(
+      { client_id: 'acme', trigger_type: 'periodic', data: { str_detected_at: 'yesterday' } },
+      'data.str_detected_at',
+    );
   });
 
   it('unknown rule ids in a manual evaluation', async () => {
@@ -108,7 +138,11 @@ describe('evaluation errors (nested format, CONTRACT §3)', () => {
   });
 
   it('413 above 1 MiB', async () => {
-    const big = JSON.stringify({ client_id: 'acme', trigger_type: 'transaction', data: { pad: 'x'.repeat(1024 * 1024) } });
+    const big = JSON.stringify({
+      client_id: 'acme',
+      trigger_type: 'transaction',
+      data: { pad: 'x'.repeat(1024 * 1024) },
+    });
     const res = await send(big);
     assert.equal(res.statusCode, 413);
     assert.equal((res.json() as NestedBody).error.code, 'PAYLOAD_TOO_LARGE');
@@ -121,9 +155,15 @@ describe('evaluation errors (nested format, CONTRACT §3)', () => {
   });
 
   it('nothing is stored for a rejected request', async () => {
-    const before = await t.deps.db.selectFrom('evaluations').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const before = await t.deps.db
+      .selectFrom('evaluations')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     await send({ client_id: 'acme', trigger_type: 'transaction', data: { amount_eur: -5 } });
-    const after = await t.deps.db.selectFrom('evaluations').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const after = await t.deps.db
+      .selectFrom('evaluations')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     assert.equal(Number(after.n), Number(before.n));
   });
 });

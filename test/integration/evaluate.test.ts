@@ -56,7 +56,11 @@ describe('POST /api/mica/evaluate', () => {
       rule_name: 'Full CDD Threshold',
       triggered: true,
       result: 'block',
-      conditions_met: { amount_eur_gte_1000: true, cumulative_amount_eur_gte_1000: true, full_cdd_complete: false },
+      conditions_met: {
+        amount_eur_gte_1000: true,
+        cumulative_amount_eur_gte_1000: true,
+        full_cdd_complete: false,
+      },
       actions_to_execute: ['block_transaction', 'create_case'],
       severity: 'high',
     });
@@ -73,7 +77,12 @@ describe('POST /api/mica/evaluate', () => {
       client_id: 'acme',
       trigger_type: 'transaction',
       trigger_entity_id: 'tx-audit',
-      data: { customer_id: 'c-audit', customer_verified: false, amount_eur: 12000, suspicious_activity_detected: true },
+      data: {
+        customer_id: 'c-audit',
+        customer_verified: false,
+        amount_eur: 12000,
+        suspicious_activity_detected: true,
+      },
     });
     assert.equal(res.statusCode, 200);
     const body = res.json();
@@ -132,7 +141,12 @@ describe('POST /api/mica/evaluate', () => {
         client_id: 'acme',
         trigger_type: 'transaction',
         trigger_entity_id: id,
-        data: { customer_id: 'c-window', customer_verified: true, amount_eur: amount, full_cdd_complete: full },
+        data: {
+          customer_id: 'c-window',
+          customer_verified: true,
+          amount_eur: amount,
+          full_cdd_complete: full,
+        },
       }).then((r) => r.json());
     const cdd2 = (b: { results: Array<{ rule_id: string; triggered: boolean; conditions_met: object }> }) =>
       b.results.find((r) => r.rule_id === 'MICA-CDD-002')!;
@@ -152,7 +166,15 @@ describe('POST /api/mica/evaluate', () => {
 
   it('evaluates every trigger type', async () => {
     const cases: Array<[string, Record<string, unknown>, number]> = [
-      ['wallet_screen', { wallet_address: '0x8589427373D6D84E98730D7795D8f6f8731FDA16', blockchain: 'ethereum', associated_sanctions: true }, 5],
+      [
+        'wallet_screen',
+        {
+          wallet_address: '0x8589427373D6D84E98730D7795D8f6f8731FDA16',
+          blockchain: 'ethereum',
+          associated_sanctions: true,
+        },
+        5,
+      ],
       [
         'travel_rule',
         {
@@ -166,18 +188,31 @@ describe('POST /api/mica/evaluate', () => {
         },
         3,
       ],
-      ['periodic', { compliance_officer_board_access_documented: true, third_party_oversight_active: true }, 6],
+      [
+        'periodic',
+        { compliance_officer_board_access_documented: true, third_party_oversight_active: true },
+        6,
+      ],
       ['manual', { rule_ids: ['MICA-CDD-001', 'MICA-GOV-004'], days_since_last_training: 400 }, 2],
     ];
     for (const [trigger_type, data, count] of cases) {
-      const res = await evaluate({ client_id: 'acme', trigger_type, trigger_entity_id: `e-${trigger_type}`, data });
+      const res = await evaluate({
+        client_id: 'acme',
+        trigger_type,
+        trigger_entity_id: `e-${trigger_type}`,
+        data,
+      });
       assert.equal(res.statusCode, 200, `${trigger_type}: ${res.body}`);
       assert.equal(res.json().rules_evaluated, count, trigger_type);
     }
     const wallet = await evaluate({
       client_id: 'acme',
       trigger_type: 'wallet_screen',
-      data: { wallet_address: 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq', blockchain: 'bitcoin', associated_sanctions: true },
+      data: {
+        wallet_address: 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq',
+        blockchain: 'bitcoin',
+        associated_sanctions: true,
+      },
     });
     assert.equal(wallet.json().should_block, true);
     const manual = await evaluate({ client_id: 'acme', trigger_type: 'manual', data: {} });
@@ -188,7 +223,11 @@ describe('POST /api/mica/evaluate', () => {
     const first = (
       await evaluate({ client_id: 'acme', trigger_type: 'periodic', data: { days_since_last_review: 400 } })
     ).json();
-    const got = await t.app.inject({ method: 'GET', url: `/api/mica/evaluations/${first.evaluation_id}`, headers: auth });
+    const got = await t.app.inject({
+      method: 'GET',
+      url: `/api/mica/evaluations/${first.evaluation_id}`,
+      headers: auth,
+    });
     assert.equal(got.statusCode, 200);
     assert.deepEqual(got.json(), first);
 
@@ -239,7 +278,9 @@ describe('POST /api/mica/evaluate', () => {
     });
     const body = res.json();
     assert.equal(body.rules_evaluated, 7);
-    const ids = body.results.filter((r: { triggered: boolean }) => r.triggered).map((r: { rule_id: string }) => r.rule_id);
+    const ids = body.results
+      .filter((r: { triggered: boolean }) => r.triggered)
+      .map((r: { rule_id: string }) => r.rule_id);
     assert.deepEqual(ids, ['MICA-CDD-002', 'MICA-CDD-006']);
     const row = await t.deps.db
       .selectFrom('evaluations')

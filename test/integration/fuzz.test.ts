@@ -71,6 +71,8 @@ describe('property: no request body ever yields a 5xx', () => {
   });
 
   it('deeply nested JSON', async () => {
-    await check(`{"client_id":"acme","trigger_type":"manual","data":{"x":${'['.repeat(5000)}${']'.repeat(5000)}}}`);
+    await check(
+      `{"client_id":"acme","trigger_type":"manual","data":{"x":${'['.repeat(5000)}${']'.repeat(5000)}}}`,
+    );
   });
 });

@@ -69,12 +69,11 @@ function bucket(code: number): number {
   return code === 32 ? 36 : 37;
 }
 
-function histogram(text: string): Uint8Array {
-  const h = new Uint8Array(BUCKETS);
-  for (let i = 0; i < text.length; i++) {
-    const b = bucket(text.charCodeAt(i));
-    if (h[b]! < 255) h[b]!++;
-  }
+/** Counts per bucket; undefined for text too long to count exactly (such forms are never pruned). */
+function histogram(text: string): Uint16Array | undefined {
+  if (text.length > 0xffff) return undefined;
+  const h = new Uint16Array(BUCKETS);
+  for (let i = 0; i < text.length; i++) h[bucket(text.charCodeAt(i))]!++;
   return h;
 }
 
@@ -85,7 +84,7 @@ interface Form {
   entry_id: string;
   name: string;
   programs: string[];
-  hist: Uint8Array;
+  hist: Uint16Array | undefined;
 }
 
 /** Builds the name index of the given lists: every entry's name and aliases, normalised once. */
@@ -129,14 +128,17 @@ export function buildNameIndex(lists: SanctionsList[]): NameIndex {
       const hi = ratio > 0 ? firstAtLeast(Math.floor(query.length / ratio + 1e-9) + 1) : forms.length;
       const jMin = jaroFloor(threshold);
       const qHist = histogram(query);
-      const qBuckets = [...qHist.keys()].filter((b) => qHist[b]! > 0);
+      const qBuckets = qHist ? [...qHist.keys()].filter((b) => qHist[b]! > 0) : [];
       const best = new Map<string, NameMatch>();
       for (let i = lo; i < hi; i++) {
         const form = forms[i]!;
         // Jaro matches pair equal characters, so the shared character multiset bounds them.
-        let shared = 0;
-        for (const b of qBuckets) shared += Math.min(qHist[b]!, form.hist[b]!);
-        if ((shared / query.length + shared / form.norm.length + 1) / 3 < jMin - 1e-12) continue;
+        const fHist = form.hist;
+        if (qHist && fHist) {
+          let shared = 0;
+          for (const b of qBuckets) shared += Math.min(qHist[b]!, fHist[b]!);
+          if ((shared / query.length + shared / form.norm.length + 1) / 3 < jMin - 1e-12) continue;
+        }
         const score = jaroWinkler(query, form.norm);
         if (score < threshold) continue;
         const key = `${form.list}\u0000${form.entry_id}`;

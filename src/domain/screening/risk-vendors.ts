@@ -40,10 +40,10 @@ function activity(body: Json): string | null {
 }
 
 /** Runs a mapper on untrusted input; malformed input counts as "no data", never an exception. */
-function safely(map: (body: Json) => RiskPart): (body: unknown) => RiskPart {
+function safely(map: (body: unknown) => RiskPart): (body: unknown) => RiskPart {
   return (body) => {
     try {
-      return map(obj(body));
+      return map(body);
     } catch {
       return emptyRisk();
     }
@@ -57,7 +57,8 @@ function safely(map: (body: Json) => RiskPart): (body: unknown) => RiskPart {
 const IDENTIFIED_HIGH_RISK_SCORE = 75;
 
 /** vendor_a: a sanctions identification → score 100 and sanctioned 1; darknet/mixer → exposure 1. */
-export const mapVendorA = safely((body) => {
+export const mapVendorA = safely((input) => {
+  const body = obj(input);
   const out = emptyRisk();
   out.last_activity_at = activity(body);
   for (const item of arr(body.identifications)) {
@@ -94,7 +95,7 @@ function levelScore(level: unknown): number {
 /** vendor_b: score = highest level; exposure = category volume / all volume; OWNERSHIP → exposure 1. */
 export const mapVendorB = safely((input) => {
   // Screening APIs of this family answer with an array, one element per address submitted.
-  const body = Array.isArray(input) ? obj(input[0]) : input;
+  const body = obj(Array.isArray(input) ? input[0] : input);
   const out = emptyRisk();
   out.last_activity_at = activity(body);
   const indicators = arr(body.addressRiskIndicators).map(obj);
@@ -124,7 +125,8 @@ export const mapVendorB = safely((input) => {
 });
 
 /** vendor_c: score = risk_score × 10 (null → 0); exposure = contribution_percentage / 100. */
-export const mapVendorC = safely((body) => {
+export const mapVendorC = safely((input) => {
+  const body = obj(input);
   const out = emptyRisk();
   out.last_activity_at = activity(body);
   out.score = body.risk_score === null ? 0 : clamp(clamp(body.risk_score, 0, 10) * 10, 0, 100);

@@ -29,7 +29,11 @@ export function principalOf(req: FastifyRequest): Principal {
 /** Authenticates before the body is read, so an unauthenticated caller learns nothing about validation. */
 export function registerAuth(
   app: FastifyInstance,
-  deps: { keys: Pick<KeysService, 'authenticate'>; environment: Environment; operatorToken: () => string | undefined },
+  deps: {
+    keys: Pick<KeysService, 'authenticate'>;
+    environment: Environment;
+    operatorToken: () => string | undefined;
+  },
 ): void {
   app.addHook('onRequest', async (req) => {
     const mode = req.routeOptions.config?.auth ?? 'none';

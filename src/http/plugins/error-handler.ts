@@ -46,7 +46,8 @@ export function renderError(err: AppError, format: ErrorFormat): Record<string, 
   if (format === 'flat') {
     const { field: _f, reason, errors, ...rest } = err.details ?? {};
     const details: Record<string, unknown> = { ...rest };
-    if (err.code === 'INVALID_REQUEST') details.errors = errors ?? (reason ? [`${_f ?? 'body'}: ${reason}`] : []);
+    if (err.code === 'INVALID_REQUEST')
+      details.errors = errors ?? (reason ? [`${_f ?? 'body'}: ${reason}`] : []);
     return { error: err.message, type: ERROR_CODES[err.code].flat, details, statusCode: err.status };
   }
   const code = format === 'webhook' ? ERROR_CODES[err.code].webhook : err.code;
@@ -68,6 +69,10 @@ export function registerErrorHandler(app: FastifyInstance): void {
     return sendError(req, reply, appErr);
   });
   app.setNotFoundHandler((req, reply) =>
-    sendError(req, reply, new AppError('NOT_FOUND', `Route ${req.method} ${req.url.split('?')[0]} not found`)),
+    sendError(
+      req,
+      reply,
+      new AppError('NOT_FOUND', `Route ${req.method} ${req.url.split('?')[0]} not found`),
+    ),
   );
 }

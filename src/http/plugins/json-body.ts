@@ -21,7 +21,8 @@ export function nestingDepth(text: string): number {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 92) i++; // backslash: skip the escaped character
+      if (c === 92)
+        i++; // backslash: skip the escaped character
       else if (c === 34) inString = false;
     } else if (c === 34) inString = true;
     else if (c === 123 || c === 91) {
@@ -57,7 +58,13 @@ export function registerJsonBody(app: FastifyInstance): void {
     try {
       done(null, secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' }));
     } catch {
-      done(new AppError('INVALID_REQUEST', 'Request body is not valid JSON', { field: 'body', reason: 'Malformed JSON' }), undefined);
+      done(
+        new AppError('INVALID_REQUEST', 'Request body is not valid JSON', {
+          field: 'body',
+          reason: 'Malformed JSON',
+        }),
+        undefined,
+      );
     }
   });
 }

@@ -7,7 +7,9 @@ import { NestedError } from '../schemas/common.schema.ts';
  * operator token only; a client's API key never opens it.
  */
 export const adminRoutes =
-  (deps: { commands: (name: string, args: unknown, actor: string) => Promise<unknown> }): FastifyPluginAsyncTypebox =>
+  (deps: {
+    commands: (name: string, args: unknown, actor: string) => Promise<unknown>;
+  }): FastifyPluginAsyncTypebox =>
   async (app) => {
     app.post(
       '/api/admin/commands/:name',
@@ -17,9 +19,16 @@ export const adminRoutes =
           hide: true,
           params: Type.Object({ name: Type.String({ maxLength: 64 }) }),
           body: Type.Object({ args: Type.Unknown(), actor: Type.Optional(Type.String({ maxLength: 128 })) }),
-          response: { 200: Type.Object({ result: Type.Unknown() }), 400: NestedError, 401: NestedError, 404: NestedError },
+          response: {
+            200: Type.Object({ result: Type.Unknown() }),
+            400: NestedError,
+            401: NestedError,
+            404: NestedError,
+          },
         },
       },
-      async (req) => ({ result: await deps.commands(req.params.name, req.body.args ?? {}, req.body.actor ?? 'operator') }),
+      async (req) => ({
+        result: await deps.commands(req.params.name, req.body.args ?? {}, req.body.actor ?? 'operator'),
+      }),
     );
   };

@@ -22,7 +22,11 @@ export const evaluateRoutes =
         },
       },
       async (req, reply) => {
-        const { responseJson } = await deps.evaluation.evaluate(principalOf(req), req.body as never, actorOf(req));
+        const { responseJson } = await deps.evaluation.evaluate(
+          principalOf(req),
+          req.body as never,
+          actorOf(req),
+        );
         // Sent as the exact text that was stored with the audit record.
         return reply.type('application/json; charset=utf-8').send(responseJson as never);
       },
@@ -48,8 +52,14 @@ export const evaluateRoutes =
   };
 
 /** The evaluator recorded with the audit rows: the key, and the named actor when one is given. */
-function actorOf(req: { principal?: { keyId: string; officer: string | null }; headers: Record<string, unknown> }) {
+function actorOf(req: {
+  principal?: { keyId: string; officer: string | null };
+  headers: Record<string, unknown>;
+}) {
   const key = req.principal ? `key:${req.principal.keyId}` : 'system';
-  const actor = typeof req.headers['x-actor'] === 'string' ? req.headers['x-actor'].slice(0, 128) : req.principal?.officer;
+  const actor =
+    typeof req.headers['x-actor'] === 'string'
+      ? req.headers['x-actor'].slice(0, 128)
+      : req.principal?.officer;
   return actor ? `${key} (${actor})` : key;
 }

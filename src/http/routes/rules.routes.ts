@@ -1,14 +1,16 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { listCatalogue } from '../../domain/rules/catalogue.ts';
 import { AppError } from '../../errors.ts';
 import type { ClientContext } from '../../services/evaluation.service.ts';
-import { listCatalogue } from '../../domain/rules/catalogue.ts';
 import { principalOf } from '../plugins/auth.ts';
 import { NestedError } from '../schemas/common.schema.ts';
 
 /** GET /api/mica/rules: the catalogue as the caller's client has it configured. */
 export const rulesRoutes =
-  (deps: { clientContext: (clientId: string) => Promise<ClientContext | undefined> }): FastifyPluginAsyncTypebox =>
+  (deps: {
+    clientContext: (clientId: string) => Promise<ClientContext | undefined>;
+  }): FastifyPluginAsyncTypebox =>
   async (app) => {
     app.get(
       '/api/mica/rules',

@@ -138,6 +138,7 @@ export const EvaluationRequestSchema = Type.Object(
     additionalProperties: false,
     allOf: TRIGGER_TYPES.map((t) => ({
       if: { properties: { trigger_type: { const: t } }, required: ['trigger_type'] },
+      // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then keyword, not a thenable.
       then: { properties: { data: DATA_BY_TRIGGER[t] } },
     })),
   },

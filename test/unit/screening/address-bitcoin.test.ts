@@ -18,13 +18,19 @@ describe('BIP173 / BIP350 segwit address vectors', () => {
 
   for (const v of valid.filter((x) => isMainnet(x.string))) {
     test(`accepts mainnet ${v.string}`, () => {
-      assert.deepEqual(validateAddress('bitcoin', v.string), { ok: true, normalized: v.string.toLowerCase() });
+      assert.deepEqual(validateAddress('bitcoin', v.string), {
+        ok: true,
+        normalized: v.string.toLowerCase(),
+      });
     });
   }
 
   for (const v of valid.filter((x) => !isMainnet(x.string))) {
     test(`rejects valid testnet ${v.string}`, () => {
-      assert.deepEqual(validateAddress('bitcoin', v.string), { ok: false, reason: 'not a mainnet bitcoin address' });
+      assert.deepEqual(validateAddress('bitcoin', v.string), {
+        ok: false,
+        reason: 'not a mainnet bitcoin address',
+      });
     });
   }
 
@@ -39,7 +45,10 @@ describe('BIP173 / BIP350 segwit address vectors', () => {
     const bech32ForV1 = 'bc1p0xlxvlhemja6c4dqv22uapctqupfhlxm9h8z3k2e72q4k9hcz7vqh2y7hd';
     const bech32mForV0 = 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kemeawh';
     assert.match((validateAddress('bitcoin', bech32ForV1) as { reason: string }).reason, /bech32m/);
-    assert.match((validateAddress('bitcoin', bech32mForV0) as { reason: string }).reason, /v0 must use bech32/);
+    assert.match(
+      (validateAddress('bitcoin', bech32mForV0) as { reason: string }).reason,
+      /v0 must use bech32/,
+    );
   });
 
   test('rejects mixed case even on mainnet', () => {

@@ -28,7 +28,10 @@ describe('EVM addresses (EIP-55)', () => {
   for (const t of eip55.test_cases) {
     test(`accepts ${t.group} ${t.address} on every EVM chain`, () => {
       for (const chain of ['ethereum', 'polygon', 'binance-smart-chain'] as const) {
-        assert.deepEqual(validateAddress(chain, t.address), { ok: true, normalized: t.address.toLowerCase() });
+        assert.deepEqual(validateAddress(chain, t.address), {
+          ok: true,
+          normalized: t.address.toLowerCase(),
+        });
       }
     });
   }
@@ -42,8 +45,14 @@ describe('EVM addresses (EIP-55)', () => {
     for (const t of eip55.test_cases.filter((x) => x.group === 'Normal')) {
       const i = t.address.search(/[a-fA-F]/);
       const c = t.address[i]!;
-      const flipped = t.address.slice(0, i) + (c === c.toUpperCase() ? c.toLowerCase() : c.toUpperCase()) + t.address.slice(i + 1);
-      assert.deepEqual(validateAddress('ethereum', flipped), { ok: false, reason: 'invalid EIP-55 checksum' });
+      const flipped =
+        t.address.slice(0, i) +
+        (c === c.toUpperCase() ? c.toLowerCase() : c.toUpperCase()) +
+        t.address.slice(i + 1);
+      assert.deepEqual(validateAddress('ethereum', flipped), {
+        ok: false,
+        reason: 'invalid EIP-55 checksum',
+      });
     }
   });
 
@@ -85,7 +94,11 @@ type Solana = {
 const sol = fixtureJson<Solana>('address_formats/solana_address_examples.json');
 
 describe('Solana addresses', () => {
-  const valid = [...sol.on_curve_valid, ...sol.off_curve_32_bytes.addresses, ...sol.well_known.map((w) => w.address)];
+  const valid = [
+    ...sol.on_curve_valid,
+    ...sol.off_curve_32_bytes.addresses,
+    ...sol.well_known.map((w) => w.address),
+  ];
   for (const a of valid) {
     test(`accepts ${a}`, () => {
       assert.deepEqual(validateAddress('solana', a), { ok: true, normalized: a });

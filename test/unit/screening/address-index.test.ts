@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { buildAddressIndex } from '../../../src/domain/screening/address-index.ts';
 import { toChecksumAddress } from '../../../src/domain/screening/address/index.ts';
+import { buildAddressIndex } from '../../../src/domain/screening/address-index.ts';
 import { parseEuXml, parseOfacCsv, type SanctionsList } from '../../../src/domain/screening/lists/index.ts';
 import { fixtureText } from './fixtures.ts';
 
@@ -21,7 +21,9 @@ describe('address index', () => {
   });
 
   test('matches bech32 in either case, as the address is case-insensitive', () => {
-    const hit = [{ list: 'ofac', entry_id: '48603', name: 'KHOROSHEV, Dmitry Yuryevich', programs: ['CYBER2'] }];
+    const hit = [
+      { list: 'ofac', entry_id: '48603', name: 'KHOROSHEV, Dmitry Yuryevich', programs: ['CYBER2'] },
+    ];
     assert.deepEqual(index.lookup('bitcoin', 'bc1qvhnfknw852ephxyc5hm4q520zmvf9maphetc9z'), hit);
     assert.deepEqual(index.lookup('bitcoin', 'BC1QVHNFKNW852EPHXYC5HM4Q520ZMVF9MAPHETC9Z'), hit);
   });
@@ -46,7 +48,9 @@ describe('address index', () => {
 
   test('matches Solana exactly', () => {
     const hit = index.lookup('solana', '7vVcBLQwT1rmjiTXhhvmHKfiaCda2giGMeKchc2jwmBN');
-    assert.deepEqual(hit, [{ list: 'eu', entry_id: 'EU.9002.02', name: 'Example Crypto Exchange OOO', programs: ['UKR', 'RUS'] }]);
+    assert.deepEqual(hit, [
+      { list: 'eu', entry_id: 'EU.9002.02', name: 'Example Crypto Exchange OOO', programs: ['UKR', 'RUS'] },
+    ]);
   });
 
   test('never matches unscreenable addresses (LTC, DASH, TRX)', () => {

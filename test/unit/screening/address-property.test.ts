@@ -3,7 +3,12 @@ import { describe, test } from 'node:test';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { base58, bech32, bech32m, createBase58check } from '@scure/base';
 import fc from 'fast-check';
-import { CHAINS, inferChain, toChecksumAddress, validateAddress } from '../../../src/domain/screening/address/index.ts';
+import {
+  CHAINS,
+  inferChain,
+  toChecksumAddress,
+  validateAddress,
+} from '../../../src/domain/screening/address/index.ts';
 
 const base58check = createBase58check(sha256);
 const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
@@ -13,7 +18,10 @@ describe('address validation properties', () => {
     const anyString = fc.oneof(
       fc.string({ maxLength: 200 }),
       fc.string({ unit: 'binary', maxLength: 120 }),
-      fc.string({ unit: fc.constantFrom(...'0x123456789abcdefABCDEFbc1qpzrytTlO '.split('')), maxLength: 90 }),
+      fc.string({
+        unit: fc.constantFrom(...'0x123456789abcdefABCDEFbc1qpzrytTlO '.split('')),
+        maxLength: 90,
+      }),
     );
     fc.assert(
       fc.property(fc.constantFrom(...CHAINS), anyString, (chain, s) => {
@@ -47,18 +55,28 @@ describe('address validation properties', () => {
 
   test('any P2PKH / P2SH payload round-trips through base58check', () => {
     fc.assert(
-      fc.property(fc.constantFrom(0x00, 0x05), fc.uint8Array({ minLength: 20, maxLength: 20 }), (version, hash) => {
-        const address = base58check.encode(Uint8Array.of(version, ...hash));
-        assert.deepEqual(validateAddress('bitcoin', address), { ok: true, normalized: address });
-        assert.equal(inferChain(address), 'bitcoin');
-      }),
+      fc.property(
+        fc.constantFrom(0x00, 0x05),
+        fc.uint8Array({ minLength: 20, maxLength: 20 }),
+        (version, hash) => {
+          const address = base58check.encode(Uint8Array.of(version, ...hash));
+          assert.deepEqual(validateAddress('bitcoin', address), { ok: true, normalized: address });
+          assert.equal(inferChain(address), 'bitcoin');
+        },
+      ),
     );
   });
 
   test('segwit programs of allowed sizes validate with the right checksum and fail with the wrong one', () => {
     const program = fc.oneof(
-      fc.record({ version: fc.constant(0), bytes: fc.constantFrom(20, 32).chain((n) => fc.uint8Array({ minLength: n, maxLength: n })) }),
-      fc.record({ version: fc.integer({ min: 1, max: 16 }), bytes: fc.uint8Array({ minLength: 2, maxLength: 40 }) }),
+      fc.record({
+        version: fc.constant(0),
+        bytes: fc.constantFrom(20, 32).chain((n) => fc.uint8Array({ minLength: n, maxLength: n })),
+      }),
+      fc.record({
+        version: fc.integer({ min: 1, max: 16 }),
+        bytes: fc.uint8Array({ minLength: 2, maxLength: 40 }),
+      }),
     );
     fc.assert(
       fc.property(program, ({ version, bytes }) => {
@@ -83,4 +101,3 @@ describe('address validation properties', () => {
     );
   });
 });
-

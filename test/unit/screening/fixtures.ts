@@ -1,5 +1,5 @@
-import { parse } from 'csv-parse/sync';
 import { readdirSync, readFileSync } from 'node:fs';
+import { parse } from 'csv-parse/sync';
 
 const ROOT = new URL('../../fixtures/screening/', import.meta.url);
 
@@ -36,7 +36,7 @@ export const SNAPSHOTS = ['0xB10C_lists_2024-09-27', 'chainsentry-ai_fork_lists_
 
 /** The derived extraction file: one row per (snapshot, ent_num, ticker, address). */
 export function readExtraction(): Array<Record<string, string>> {
-  return parse(fixtureText('ofac_sdn/sdn_digital_currency_addresses_extracted.csv'), { columns: true }) as Array<
-    Record<string, string>
-  >;
+  return parse(fixtureText('ofac_sdn/sdn_digital_currency_addresses_extracted.csv'), {
+    columns: true,
+  }) as Array<Record<string, string>>;
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { ListFormatError, parseOfacCsv, splitPrograms } from '../../../src/domain/screening/lists/index.ts';
-import { fixtureBytes, fixtureText, readExtraction } from './fixtures.ts';
+import { fixtureBytes, fixtureText, readExtraction, SNAPSHOTS, snapshotList } from './fixtures.ts';
 
 function loadSet(snapshot: string, withComments = true) {
   const dir = `ofac_sdn/${snapshot}/`;
@@ -38,7 +38,11 @@ describe('OFAC legacy CSV: tiny_2025 (real 17-entry extract)', () => {
 
   test('attaches aliases by the first column (ent_num) only', () => {
     const khoroshev = tiny.entries.find((e) => e.entry_id === '48603')!;
-    assert.deepEqual(khoroshev.aliases, ['KHOROSHEV, Dmitriy Yurevich', 'YURIEVICH, Dmitry', 'KHOROSHEV, Dmitrii Yuryevich']);
+    assert.deepEqual(khoroshev.aliases, [
+      'KHOROSHEV, Dmitriy Yurevich',
+      'YURIEVICH, Dmitry',
+      'KHOROSHEV, Dmitrii Yuryevich',
+    ]);
     // alt row `11935,12685,…` belongs to ent 11935 (absent), not to ent 12685.
     const gaddafi = tiny.entries.find((e) => e.entry_id === '12685')!;
     assert.deepEqual(gaddafi.aliases, ['GADDAFI INTERNATIONAL FOUNDATION FOR CHARITY ORGANISATIONS']);
@@ -75,7 +79,10 @@ describe('OFAC legacy CSV: tiny_2025 (real 17-entry extract)', () => {
 
   test('has no publication date unless the caller gives one', () => {
     assert.equal(tiny.published_at, null);
-    const dated = parseOfacCsv({ sdn: fixtureText('ofac_sdn/tiny_2025/sdn.csv') }, { published_at: '2025-05-16' });
+    const dated = parseOfacCsv(
+      { sdn: fixtureText('ofac_sdn/tiny_2025/sdn.csv') },
+      { published_at: '2025-05-16' },
+    );
     assert.equal(dated.published_at, '2025-05-16');
     assert.equal(dated.source, 'ofac');
   });
@@ -86,7 +93,9 @@ describe('OFAC legacy CSV: bench_2021 (complete 2021 snapshot)', () => {
     assert.equal(fixtureBytes('ofac_sdn/bench_2021/sdn.csv').at(-1), 0x1a);
     assert.equal(bench.entries.length, 8976);
     assert.equal(bench.entries.at(-1)?.entry_id, '32391');
-    assert.ok(bench.entries.every((e) => /^\d+$/.test(e.entry_id) && e.name !== '' && !e.name.includes('\x1a')));
+    assert.ok(
+      bench.entries.every((e) => /^\d+$/.test(e.entry_id) && e.name !== '' && !e.name.includes('\x1a')),
+    );
     assert.deepEqual(bench.warnings, []);
   });
 
@@ -131,6 +140,20 @@ describe('OFAC legacy CSV: bench_2021 (complete 2021 snapshot)', () => {
   });
 });
 
+describe('OFAC legacy CSV against the later published address snapshots', () => {
+  for (const dir of SNAPSHOTS) {
+    test(`every parsed address is in ${dir} under the same ticker, except the 2021 typo`, () => {
+      const missing: string[] = [];
+      for (const a of [...tiny.addresses, ...bench.addresses]) {
+        const published = new Set(snapshotList(dir, a.ticker).map((x) => x.toLowerCase()));
+        if (!published.has(a.address.toLowerCase())) missing.push(`${a.ticker} ${a.address}`);
+      }
+      // bench_2021 prints LIFSHITS's ETH address with 39 hex digits; later lists have it fixed.
+      assert.deepEqual(missing, ['ETH 0xa7e5d5a720f06526557c513402f2e6b5fa20b00']);
+    });
+  }
+});
+
 const row = (ent: string, name: string, remarks: string) =>
   `${ent},"${name}",-0- ,"CYBER2",-0- ,-0- ,-0- ,-0- ,-0- ,-0- ,-0- ,"${remarks}"\r\n`;
 
@@ -147,13 +170,20 @@ describe('OFAC legacy CSV: edge cases', () => {
   });
 
   test('drops the full stop that ends the last remark', () => {
-    const list = parseOfacCsv({ sdn: row('2', 'B', 'alt. Digital Currency Address - ETH 0x901bb9583b24d97e995513c6778dc6888ab6870e.') });
+    const list = parseOfacCsv({
+      sdn: row('2', 'B', 'alt. Digital Currency Address - ETH 0x901bb9583b24d97e995513c6778dc6888ab6870e.'),
+    });
     assert.equal(list.addresses[0]?.address, '0x901bb9583b24d97e995513c6778dc6888ab6870e');
   });
 
   test('LF line endings, a BOM and a trailing 0x1A give the same result as plain CRLF', () => {
     const crlf = row('3', 'C', 'Digital Currency Address - XBT 12udabs2TkX7NXCSj6KpqXfakjE52ZPLhz');
-    const variants = [crlf.replace(/\r\n/g, '\n'), '\ufeff' + crlf, crlf + '\x1a', Buffer.from(crlf + '\x1a')];
+    const variants = [
+      crlf.replace(/\r\n/g, '\n'),
+      '\ufeff' + crlf,
+      crlf + '\x1a',
+      Buffer.from(crlf + '\x1a'),
+    ];
     const base = parseOfacCsv({ sdn: crlf });
     for (const v of variants) assert.deepEqual(parseOfacCsv({ sdn: v }), base);
   });
@@ -161,7 +191,8 @@ describe('OFAC legacy CSV: edge cases', () => {
   test('rejects a wrong column count with the file and row named', () => {
     assert.throws(
       () => parseOfacCsv({ sdn: '1,"A",-0- ,"X"\r\n' }),
-      (e: unknown) => e instanceof ListFormatError && /sdn\.csv row 1: expected 12 columns, found 4/.test(e.message),
+      (e: unknown) =>
+        e instanceof ListFormatError && /sdn\.csv row 1: expected 12 columns, found 4/.test(e.message),
     );
     assert.throws(
       () => parseOfacCsv({ sdn: row('1', 'A', 'x'), alt: '1,2,"aka","N"\r\n' }),
@@ -174,8 +205,12 @@ describe('OFAC legacy CSV: edge cases', () => {
   });
 
   test('rejects a header row, an empty file and a file that is not CSV', () => {
-    const header = 'ent_num,SDN_Name,SDN_Type,Program,Title,Call_Sign,Vess_type,Tonnage,GRT,Vess_flag,Vess_owner,Remarks\r\n';
-    assert.throws(() => parseOfacCsv({ sdn: header + row('1', 'A', 'x') }), /not a number \(a header row\?\)/);
+    const header =
+      'ent_num,SDN_Name,SDN_Type,Program,Title,Call_Sign,Vess_type,Tonnage,GRT,Vess_flag,Vess_owner,Remarks\r\n';
+    assert.throws(
+      () => parseOfacCsv({ sdn: header + row('1', 'A', 'x') }),
+      /not a number \(a header row\?\)/,
+    );
     assert.throws(() => parseOfacCsv({ sdn: '' }), ListFormatError);
     assert.throws(() => parseOfacCsv({ sdn: '1,"unterminated\r\n' }), ListFormatError);
     assert.throws(() => parseOfacCsv({} as never), ListFormatError);

@@ -9,7 +9,8 @@ import {
 } from '../../../src/domain/screening/lists/index.ts';
 import { fixtureBytes, fixtureText } from './fixtures.ts';
 
-const isFormatError = (pattern: RegExp) => (e: unknown) => e instanceof ListFormatError && pattern.test(e.message);
+const isFormatError = (pattern: RegExp) => (e: unknown) =>
+  e instanceof ListFormatError && pattern.test(e.message);
 
 describe('OFAC sdn.xml', () => {
   const list = parseOfacXml(fixtureText('ofac_xml/sdn_sample.xml'));
@@ -57,9 +58,15 @@ describe('OFAC sdn.xml', () => {
   });
 
   test('rejects an unknown root and malformed XML', () => {
-    assert.throws(() => parseOfacXml('<sdnListe></sdnListe>'), isFormatError(/expected root element <sdnList>/));
+    assert.throws(
+      () => parseOfacXml('<sdnListe></sdnListe>'),
+      isFormatError(/expected root element <sdnList>/),
+    );
     assert.throws(() => parseOfacXml('<sdnList><sdnEntry></sdnList>'), isFormatError(/not well-formed/));
-    assert.throws(() => parseOfacXml('<sdnList><sdnEntry><lastName>X</lastName></sdnEntry></sdnList>'), isFormatError(/no uid/));
+    assert.throws(
+      () => parseOfacXml('<sdnList><sdnEntry><lastName>X</lastName></sdnEntry></sdnList>'),
+      isFormatError(/no uid/),
+    );
     assert.throws(() => parseOfacXml('<sdnList/>'), ListFormatError);
   });
 });
@@ -78,17 +85,23 @@ describe('UN consolidated list (real, 2026-02-27)', () => {
   test('keys entries by the UN reference number, all distinct', () => {
     const ids = list.entries.map((e) => e.entry_id);
     assert.equal(new Set(ids).size, 1003);
-    assert.ok(ids.every((id) => /^[A-Z]{2}[ie]\.\d{3}$/.test(id)), 'reference numbers like QDi.001');
+    assert.ok(
+      ids.every((id) => /^[A-Z]{2}[ie]\.\d{3}$/.test(id)),
+      'reference numbers like QDi.001',
+    );
   });
 
   test('joins the name parts and collects aliases', () => {
-    assert.deepEqual(list.entries.find((e) => e.entry_id === 'CDi.001'), {
-      entry_id: 'CDi.001',
-      name: 'ERIC BADEGE',
-      type: 'individual',
-      programs: ['DRC'],
-      aliases: [],
-    });
+    assert.deepEqual(
+      list.entries.find((e) => e.entry_id === 'CDi.001'),
+      {
+        entry_id: 'CDi.001',
+        name: 'ERIC BADEGE',
+        type: 'individual',
+        programs: ['DRC'],
+        aliases: [],
+      },
+    );
     const adf = list.entries.find((e) => e.entry_id === 'CDe.001')!;
     assert.equal(adf.name, 'ADF');
     assert.equal(adf.type, 'entity');

@@ -18,7 +18,9 @@ function controllableStore() {
     insertBatch: (records: EvaluationRecord[]) =>
       new Promise<void>((resolve, reject) => {
         batches.push(records.map((r) => r.evaluation_id));
-        gates.push(() => (records.some((r) => failIds.has(r.evaluation_id)) ? reject(new Error('boom')) : resolve()));
+        gates.push(() =>
+          records.some((r) => failIds.has(r.evaluation_id)) ? reject(new Error('boom')) : resolve(),
+        );
       }),
   };
 }
@@ -60,7 +62,12 @@ describe('group-commit audit writer', () => {
     const w = createAuditWriter({ insertBatch: store.insertBatch, maxBatch: 10, maxInFlight: 1 });
     store.failOn(['bad']);
     const first = w.write(rec('x'));
-    const ps = ['ok1', 'bad', 'ok2'].map((id) => w.write(rec(id)).then(() => 'ok', () => 'failed'));
+    const ps = ['ok1', 'bad', 'ok2'].map((id) =>
+      w.write(rec(id)).then(
+        () => 'ok',
+        () => 'failed',
+      ),
+    );
     store.release();
     await first;
     for (let i = 0; i < 4; i++) {

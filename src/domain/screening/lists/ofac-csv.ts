@@ -69,9 +69,7 @@ function readRows(input: string | Uint8Array, file: keyof typeof COLUMNS): strin
       throw new ListFormatError(`${name} row ${i + 1}: expected ${want} columns, found ${row.length}`);
     }
     if (!/^\d+$/.test(cell(row[0]))) {
-      throw new ListFormatError(
-        `${name} row ${i + 1}: ent_num "${row[0]}" is not a number (a header row?)`,
-      );
+      throw new ListFormatError(`${name} row ${i + 1}: ent_num "${row[0]}" is not a number (a header row?)`);
     }
   });
   return rows;

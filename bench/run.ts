@@ -1,0 +1,274 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type ClosedLoopResult, runClosedLoop } from './closed-loop.ts';
+import { type PacedResult, runPaced } from './paced.ts';
+import { transactionBody } from './payload.ts';
+import {
+  ADMIN_URL,
+  countStored,
+  postgresReachable,
+  postgresVersion,
+  resetBenchDatabase,
+} from './postgres.ts';
+import {
+  type Child,
+  freePort,
+  killAll,
+  memoryOf,
+  ROOT,
+  runNode,
+  startNode,
+  stop,
+  stopAll,
+  waitForOutput,
+  waitHealthy,
+} from './processes.ts';
+import { machineInfo, type Settings, type TargetResult, writeResults } from './report.ts';
+
+const num = (name: string, fallback: number): number => {
+  const v = Number(process.env[name]);
+  return Number.isFinite(v) && v > 0 ? v : fallback;
+};
+
+const settings: Settings = {
+  durationS: num('BENCH_DURATION', 10),
+  warmupS: num('BENCH_WARMUP', 3),
+  connections: Math.round(num('BENCH_CONNECTIONS', 32)),
+  rate: Math.round(num('BENCH_RATE', 1000)),
+  pacedWarmupS: 2,
+  pacedConnections: 64,
+  targets: (process.env.BENCH_TARGETS || 'embedded,postgres')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s): s is 'embedded' | 'postgres' => s === 'embedded' || s === 'postgres'),
+  cpuProfile: process.env.BENCH_CPU_PROF === '1',
+};
+
+const PATH = '/api/mica/evaluate';
+const log = (msg: string) => process.stdout.write(`[bench] ${msg}\n`);
+
+interface Server {
+  child: Child;
+  origin: string;
+  clientId: string;
+  key?: string;
+  /** Counts the audit rows once the server has stopped. */
+  count?: () => Promise<{ evaluations: number; transactions: number }>;
+  cleanup?: () => void;
+}
+
+async function startBaseline(): Promise<Server> {
+  const port = await freePort();
+  const child = startNode('baseline', 'bench/baseline-server.ts', { PORT: String(port) });
+  const origin = `http://127.0.0.1:${port}`;
+  await waitHealthy(child, origin);
+  return { child, origin, clientId: 'demo' };
+}
+
+function realServerEnv(port: number, dataDir: string): Record<string, string> {
+  return { PORT: String(port), HOST: '127.0.0.1', MICA_DATA_DIR: dataDir, LOG_LEVEL: 'warn' };
+}
+
+function profileArgs(profileDir: string | undefined): string[] {
+  return profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [];
+}
+
+/** The real server on a fresh embedded store; the demo seed prints the API key on first start. */
+async function startEmbedded(profileDir?: string): Promise<Server> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'mica-bench-'));
+  const port = await freePort();
+  const child = startNode(
+    'server (embedded)',
+    'src/main.ts',
+    { ...realServerEnv(port, dataDir), MICA_DEMO_SEED: 'true', DATABASE_URL: '' },
+    profileArgs(profileDir),
+  );
+  const origin = `http://127.0.0.1:${port}`;
+  await waitHealthy(child, origin);
+  const key = await waitForOutput(child, /(mica_live_[A-Za-z0-9_-]+)/);
+  return {
+    child,
+    origin,
+    clientId: 'demo',
+    key,
+    count: async () =>
+      JSON.parse(await runNode('count-embedded', 'bench/count-embedded.ts', [dataDir], { DATABASE_URL: '' })),
+    cleanup: () => rmSync(dataDir, { recursive: true, force: true }),
+  };
+}
+
+/** The real server on the `mica_bench` database; the client and key are made with the operator CLI. */
+async function startPostgres(profileDir?: string): Promise<Server> {
+  const url = await resetBenchDatabase();
+  const cliEnv = { DATABASE_URL: url, LOG_LEVEL: 'warn' };
+  await runNode(
+    'mica clients create',
+    'src/cli/main.ts',
+    ['clients', 'create', 'bench', '--name', 'Bench CASP'],
+    cliEnv,
+  );
+  const created = JSON.parse(
+    await runNode('mica keys create', 'src/cli/main.ts', ['keys', 'create', 'bench'], cliEnv),
+  );
+  if (typeof created.key !== 'string')
+    throw new Error(`keys create printed no key: ${JSON.stringify(created)}`);
+  const dataDir = mkdtempSync(join(tmpdir(), 'mica-bench-'));
+  const port = await freePort();
+  const child = startNode(
+    'server (postgres)',
+    'src/main.ts',
+    { ...realServerEnv(port, dataDir), MICA_DEMO_SEED: 'false', DATABASE_URL: url },
+    profileArgs(profileDir),
+  );
+  const origin = `http://127.0.0.1:${port}`;
+  await waitHealthy(child, origin);
+  return {
+    child,
+    origin,
+    clientId: 'bench',
+    key: created.key,
+    count: () => countStored(url),
+    cleanup: () => rmSync(dataDir, { recursive: true, force: true }),
+  };
+}
+
+/** Warm-up, closed loop, paced loop, memory, stop, audit check: the same sequence for every target. */
+async function measure(name: TargetResult['name'], start: () => Promise<Server>): Promise<TargetResult> {
+  const result: TargetResult = { name };
+  let server: Server | undefined;
+  try {
+    log(`${name}: starting`);
+    server = await start();
+    const srv = server;
+    const headers: Record<string, string> = { 'content-type': 'application/json' };
+    if (srv.key) headers.authorization = `Bearer ${srv.key}`;
+    const body = () => transactionBody(srv.clientId);
+    let answered = 0;
+
+    // One request by hand first: a wrong key or payload should fail loudly, not as 10 s of 401s.
+    const probe = await fetch(`${srv.origin}${PATH}`, { method: 'POST', headers, body: body() });
+    const probeText = await probe.text();
+    if (probe.status !== 200)
+      throw new Error(`probe request answered ${probe.status}: ${probeText.slice(0, 500)}`);
+    answered++;
+    result.responseBytes = Buffer.byteLength(probeText);
+
+    const before = memoryOf(srv.child.pid);
+    log(`${name}: closed loop warm-up ${settings.warmupS}s`);
+    const warm = await runClosedLoop({
+      origin: srv.origin,
+      path: PATH,
+      headers,
+      body,
+      connections: settings.connections,
+      durationS: settings.warmupS,
+    });
+    answered += warm.ok;
+    log(`${name}: closed loop ${settings.durationS}s with ${settings.connections} connections`);
+    const closed: ClosedLoopResult = await runClosedLoop({
+      origin: srv.origin,
+      path: PATH,
+      headers,
+      body,
+      connections: settings.connections,
+      durationS: settings.durationS,
+    });
+    answered += closed.ok;
+    result.closed = closed;
+    const afterClosed = memoryOf(srv.child.pid);
+
+    log(
+      `${name}: paced ${settings.rate} req/s, warm-up ${settings.pacedWarmupS}s then ${settings.durationS}s`,
+    );
+    const pacedOpts = {
+      origin: srv.origin,
+      path: PATH,
+      headers,
+      body,
+      rate: settings.rate,
+      connections: settings.pacedConnections,
+    };
+    const pacedWarm = await runPaced({ ...pacedOpts, durationS: settings.pacedWarmupS });
+    answered += pacedWarm.ok;
+    const paced: PacedResult = await runPaced({ ...pacedOpts, durationS: settings.durationS });
+    answered += paced.ok;
+    result.paced = paced;
+    result.warmupNon2xx = warm.non2xx + warm.errors + pacedWarm.non2xx + pacedWarm.errors;
+    const afterPaced = memoryOf(srv.child.pid);
+    result.memory = {
+      beforeMiB: before.rssMiB,
+      afterClosedMiB: afterClosed.rssMiB,
+      afterPacedMiB: afterPaced.rssMiB,
+      peakMiB: afterPaced.peakMiB,
+    };
+
+    log(`${name}: stopping (SIGTERM)`);
+    const exit = await stop(srv.child);
+    result.exit = String(exit);
+    if (srv.count) {
+      const stored = await srv.count();
+      result.audit = {
+        answered2xx: answered,
+        evaluations: stored.evaluations,
+        transactions: stored.transactions,
+        ok: stored.evaluations === answered && stored.transactions === answered,
+      };
+    }
+    log(
+      `${name}: done (${closed.reqPerSec.toFixed(0)} req/s closed loop, paced p99 ${paced.latency.p99.toFixed(2)} ms)`,
+    );
+  } catch (e) {
+    result.error = e instanceof Error ? e.message : String(e);
+    log(`${name}: FAILED: ${result.error}`);
+  } finally {
+    if (server) {
+      await stop(server.child, 5000);
+      server.cleanup?.();
+    }
+  }
+  return result;
+}
+
+async function main(): Promise<number> {
+  const started = Date.now();
+  const profileDir = settings.cpuProfile ? mkdtempSync(join(tmpdir(), 'mica-bench-prof-')) : undefined;
+  const results: TargetResult[] = [];
+  results.push(await measure('baseline', startBaseline));
+  let pgVersion: string | undefined;
+  for (const target of settings.targets) {
+    if (target === 'embedded') results.push(await measure('embedded', () => startEmbedded(profileDir)));
+    if (target === 'postgres') {
+      if (!(await postgresReachable())) {
+        log(`postgres: not reachable at ${ADMIN_URL.replace(/:[^:@/]*@/, ':***@')}, skipped`);
+        results.push({ name: 'postgres', skipped: `PostgreSQL not reachable (set BENCH_DATABASE_URL)` });
+        continue;
+      }
+      pgVersion = await postgresVersion(ADMIN_URL).catch(() => undefined);
+      results.push(await measure('postgres', () => startPostgres(profileDir)));
+    }
+  }
+  const file = join(ROOT, 'bench', 'RESULTS.md');
+  const failures = writeResults(file, { settings, machine: machineInfo(pgVersion), results });
+  log(`wrote ${file} in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  if (profileDir) log(`CPU profiles of the real servers: ${profileDir}`);
+  for (const f of failures) log(`FAIL: ${f}`);
+  return failures.length === 0 ? 0 : 1;
+}
+
+process.on('exit', () => killAll());
+for (const signal of ['SIGINT', 'SIGTERM'] as const)
+  process.on(signal, () => {
+    killAll();
+    process.exit(130);
+  });
+
+main()
+  .catch((e) => {
+    process.stderr.write(`bench failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+    return 1;
+  })
+  .then(async (code) => {
+    await stopAll();
+    process.exit(code);
+  });

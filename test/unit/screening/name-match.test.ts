@@ -1,0 +1,153 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import fc from 'fast-check';
+import { jaro, jaroWinkler, minLengthRatio } from '../../../src/domain/screening/jaro-winkler.ts';
+import { parseOfacCsv, parseUnXml, type SanctionsList } from '../../../src/domain/screening/lists/index.ts';
+import { buildNameIndex, nameScore, normalizeName } from '../../../src/domain/screening/name-match.ts';
+import { fixtureBytes, fixtureText } from './fixtures.ts';
+
+const close = (actual: number, expected: number) =>
+  assert.ok(Math.abs(actual - expected) < 1e-3, `${actual} ≉ ${expected}`);
+
+describe('Jaro-Winkler', () => {
+  test('matches the textbook values', () => {
+    close(jaro('MARTHA', 'MARHTA'), 0.944);
+    close(jaroWinkler('MARTHA', 'MARHTA'), 0.961);
+    close(jaroWinkler('DWAYNE', 'DUANE'), 0.84);
+    close(jaroWinkler('DIXON', 'DICKSONX'), 0.813);
+    assert.equal(jaroWinkler('', ''), 1);
+    assert.equal(jaroWinkler('abc', ''), 0);
+    assert.equal(jaroWinkler('abc', 'xyz'), 0);
+  });
+
+  test('is symmetric and bounded', () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 30 }), fc.string({ maxLength: 30 }), (a, b) => {
+        const s = jaroWinkler(a, b);
+        assert.ok(s >= 0 && s <= 1);
+        close(s, jaroWinkler(b, a));
+      }),
+    );
+  });
+
+  test('the length-ratio bound never excludes a pair that reaches the threshold', () => {
+    fc.assert(
+      fc.property(
+        fc.string({ minLength: 1, maxLength: 25 }),
+        fc.string({ minLength: 1, maxLength: 25 }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        (a, b, t) => {
+          if (jaroWinkler(a, b) >= t) {
+            const ratio = Math.min(a.length, b.length) / Math.max(a.length, b.length);
+            assert.ok(ratio >= minLengthRatio(t) - 1e-9);
+          }
+        },
+      ),
+    );
+  });
+});
+
+describe('name normalisation', () => {
+  test('folds case, accents, punctuation and word order', () => {
+    assert.equal(normalizeName('LOGAN MOREY, Elvis Angus'), 'angus elvis logan morey');
+    assert.equal(normalizeName('Elvis Angus Logan-Morey'), 'angus elvis logan morey');
+    assert.equal(normalizeName('José  María ÑÚÑEZ'), 'jose maria nunez');
+    assert.equal(normalizeName("O'Brien, Seán"), 'obrien sean');
+    assert.equal(normalizeName('Straße Ørsted Łódź'), 'lodz orsted strasse');
+    assert.equal(normalizeName('  ,.;  '), '');
+  });
+
+  test('scores equivalent spellings as identical', () => {
+    assert.equal(nameScore('KHOROSHEV, Dmitry Yuryevich', 'dmitry yuryevich khoroshev'), 1);
+    assert.equal(nameScore('', 'x'), 0);
+  });
+});
+
+const ofac = parseOfacCsv({
+  sdn: fixtureBytes('ofac_sdn/bench_2021/sdn.csv'),
+  alt: fixtureText('ofac_sdn/bench_2021/alt.csv'),
+});
+const un = parseUnXml(fixtureBytes('un_sanctions/UN_consolidated.xml'));
+const index = buildNameIndex([ofac, un]);
+
+describe('name index over the real OFAC 2021 and UN lists', () => {
+  test('indexes names and aliases', () => {
+    assert.ok(index.size > 20000, `${index.size}`);
+  });
+
+  test('finds an exact name in any word order and case', () => {
+    const [best] = index.search('artem mikhaylovich LIFSHITS');
+    assert.deepEqual(best, {
+      list: 'ofac',
+      entry_id: '29702',
+      name: 'LIFSHITS, Artem Mikhaylovich',
+      programs: ['CYBER2', 'ELECTION-EO13848'],
+      score: 1,
+      matched_name: 'LIFSHITS, Artem Mikhaylovich',
+    });
+  });
+
+  test('finds a near spelling above 0.92', () => {
+    const [best] = index.search('Artem Mikhailovich Lifshits');
+    assert.equal(best?.entry_id, '29702');
+    assert.ok(best!.score >= 0.92 && best!.score < 1);
+  });
+
+  test('finds the same person on both lists, and matches through aliases', () => {
+    const hits = index.search('Eric Badege').map((m) => `${m.list}:${m.entry_id}`);
+    assert.deepEqual(hits, ['ofac:15718', 'un:CDi.001']);
+    const adf = index.search('allied democratic forces').find((m) => m.list === 'un')!;
+    assert.equal(adf.entry_id, 'CDe.001');
+    assert.equal(adf.name, 'ADF');
+    assert.equal(adf.matched_name, 'Allied Democratic Forces');
+  });
+
+  test('returns best first, one result per entry, all above the threshold', () => {
+    const hits = index.search('Mohammed Ali', 0.9);
+    assert.ok(hits.length > 1);
+    for (let i = 1; i < hits.length; i++) assert.ok(hits[i - 1]!.score >= hits[i]!.score);
+    assert.equal(new Set(hits.map((h) => `${h.list}:${h.entry_id}`)).size, hits.length);
+    assert.ok(hits.every((h) => h.score >= 0.9));
+  });
+
+  test('returns nothing for an unrelated or empty name', () => {
+    assert.deepEqual(index.search('Zebulon Quartermaine-Wexley'), []);
+    assert.deepEqual(index.search(''), []);
+    assert.deepEqual(index.search('  -- '), []);
+  });
+
+  test('answers a search in a few milliseconds', () => {
+    index.search('warm up');
+    const t0 = performance.now();
+    for (let i = 0; i < 50; i++) index.search(`Ahmad Hassan Example ${i}`);
+    const perSearch = (performance.now() - t0) / 50;
+    assert.ok(perSearch < 50, `${perSearch.toFixed(1)} ms per search`);
+  });
+});
+
+describe('name index pruning is exact', () => {
+  test('gives the same entries as scoring every name by brute force', () => {
+    const small: SanctionsList = { ...ofac, entries: ofac.entries.slice(0, 400) };
+    const idx = buildNameIndex([small]);
+    const names = small.entries.flatMap((e) => [e.name, ...e.aliases]);
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...names),
+        fc.string({ maxLength: 3 }),
+        fc.constantFrom(0.8, 0.92, 0.97),
+        (name, noise, t) => {
+          const query = name + noise;
+          const q = normalizeName(query);
+          const expected = new Set<string>();
+          for (const e of small.entries) {
+            if ([e.name, ...e.aliases].some((n) => q !== '' && jaroWinkler(q, normalizeName(n)) >= t))
+              expected.add(e.entry_id);
+          }
+          const got = new Set(idx.search(query, t).map((m) => m.entry_id));
+          assert.deepEqual(got, expected);
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+});

@@ -7,6 +7,8 @@ export interface ClosedLoopResult {
   /** Mean of the per-second request counts. */
   reqPerSec: number;
   total: number;
+  /** Requests written, including those still in flight when the duration ended (never answered). */
+  sent: number;
   ok: number;
   non2xx: number;
   errors: number;
@@ -49,6 +51,7 @@ export async function runClosedLoop(opts: ClosedLoopOptions): Promise<ClosedLoop
     durationS: r.duration,
     reqPerSec: r.requests.average,
     total: r.requests.total,
+    sent: r.requests.sent,
     ok: r['2xx'],
     non2xx: r.non2xx,
     errors: r.errors,

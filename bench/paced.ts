@@ -2,7 +2,7 @@ import { Pool } from 'undici';
 
 /**
  * Open-loop paced client: request i is due at start + i / rate, whatever happened to the earlier
- * ones (schedule by target send time, not by completion). Every latency is kept, so the
+ * ones (scheduled by target send time, not by completion). Every latency is kept, so the
  * percentiles are exact rather than bucketed.
  */
 
@@ -21,23 +21,30 @@ export interface PacedResult {
   connections: number;
   /** Requests scheduled (rate × duration). */
   scheduled: number;
+  /** Requests dispatched; fewer than scheduled when the run stopped on overload. */
+  sent: number;
   /** Responses with a 2xx status. */
   ok: number;
   non2xx: number;
   errors: number;
-  /** Requests dispatched more than `lateMs` after their due time (the event loop was busy). */
+  /** Requests dispatched more than `lateMs` after their due time (the client's event loop was busy). */
   late: number;
   lateMs: number;
   /** Requests due while every pooled connection was busy (they waited in the client's queue). */
   queued: number;
-  /** Largest delay between a request's due time and its dispatch, ms. */
-  maxSendLagMs: number;
+  /** Delay between due time and dispatch, ms. */
+  sendLag: { p99: number; max: number };
+  /** Set when the backlog passed `maxBacklog`: the server could not keep up, the rest was not sent. */
+  overloadedAtS?: number;
+  maxBacklog: number;
   /** Achieved send rate, requests/s. */
   sentRate: number;
   /** Dispatch → full response body, ms. */
   latency: Percentiles;
-  /** Due time → full response body, ms: includes any send lag (no coordinated omission). */
+  /** Due time → full response body, ms: includes the send lag (no coordinated omission). */
   fromSchedule: Percentiles;
+  /** evaluation_id of every 2xx answer, when asked for. */
+  ids: string[];
 }
 
 export interface PacedOptions {
@@ -49,6 +56,9 @@ export interface PacedOptions {
   durationS: number;
   connections?: number;
   lateMs?: number;
+  /** Stop sending once this many requests are outstanding (default: one second's worth). */
+  maxBacklog?: number;
+  collectIds?: boolean;
 }
 
 function percentiles(samples: Float64Array): Percentiles {
@@ -57,42 +67,36 @@ function percentiles(samples: Float64Array): Percentiles {
   const at = (q: number) => s[Math.min(s.length - 1, Math.ceil(q * s.length) - 1)]!;
   let sum = 0;
   for (const v of s) sum += v;
-  return {
-    p50: at(0.5),
-    p90: at(0.9),
-    p99: at(0.99),
-    p999: at(0.999),
-    max: s[s.length - 1]!,
-    mean: sum / s.length,
-  };
+  return { p50: at(0.5), p90: at(0.9), p99: at(0.99), p999: at(0.999), max: s[s.length - 1]!, mean: sum / s.length };
 }
+
+const ID = /"evaluation_id":"([0-9a-f-]{36})"/;
 
 /** Sends `rate` requests per second for `durationS` seconds; resolves when every response is in. */
 export async function runPaced(opts: PacedOptions): Promise<PacedResult> {
   const connections = opts.connections ?? 64;
   const lateMs = opts.lateMs ?? 1;
+  const maxBacklog = opts.maxBacklog ?? opts.rate;
   const total = Math.round(opts.rate * opts.durationS);
   const intervalNs = 1e9 / opts.rate;
-  const pool = new Pool(opts.origin, {
-    connections,
-    pipelining: 1,
-    headersTimeout: 10_000,
-    bodyTimeout: 10_000,
-  });
+  const pool = new Pool(opts.origin, { connections, pipelining: 1, headersTimeout: 10_000, bodyTimeout: 10_000 });
   const latency = new Float64Array(total);
   const fromSchedule = new Float64Array(total);
+  const lag = new Float64Array(total);
+  const ids: string[] = [];
   let recorded = 0;
   let ok = 0;
   let non2xx = 0;
   let errors = 0;
   let late = 0;
   let queued = 0;
-  let maxSendLagMs = 0;
   let inFlight = 0;
   let next = 0;
+  let stopAt = total;
+  let overloadedAtS: number | undefined;
   let lastSend = 0n;
 
-  // One connection per request is opened here, so the measured window starts with a warm pool.
+  // Open the first connections before the clock starts, so that the window begins with a warm pool.
   await Promise.all(
     Array.from({ length: Math.min(connections, 16) }, () =>
       pool.request({ path: '/healthz', method: 'GET' }).then((r) => r.body.dump()),
@@ -102,7 +106,7 @@ export async function runPaced(opts: PacedOptions): Promise<PacedResult> {
   const start = process.hrtime.bigint();
   await new Promise<void>((resolveAll) => {
     const finishIfDone = () => {
-      if (next >= total && inFlight === 0) resolveAll();
+      if (next >= stopAt && inFlight === 0) resolveAll();
     };
 
     const send = (dueNs: number) => {
@@ -112,13 +116,18 @@ export async function runPaced(opts: PacedOptions): Promise<PacedResult> {
       pool
         .request({ path: opts.path, method: 'POST', headers: opts.headers, body: opts.body() })
         .then(async (res) => {
-          await res.body.text();
+          const text = await res.body.text();
           const end = process.hrtime.bigint();
           latency[recorded] = Number(end - sentAt) / 1e6;
           fromSchedule[recorded] = (Number(end - start) - dueNs) / 1e6;
           recorded++;
-          if (res.statusCode >= 200 && res.statusCode < 300) ok++;
-          else non2xx++;
+          if (res.statusCode >= 200 && res.statusCode < 300) {
+            ok++;
+            if (opts.collectIds) {
+              const m = ID.exec(text);
+              if (m) ids.push(m[1]!);
+            }
+          } else non2xx++;
         })
         .catch(() => {
           errors++;
@@ -130,17 +139,22 @@ export async function runPaced(opts: PacedOptions): Promise<PacedResult> {
     };
 
     const tick = () => {
-      const now = Number(process.hrtime.bigint() - start);
-      while (next < total && next * intervalNs <= now) {
+      while (next < stopAt && next * intervalNs <= Number(process.hrtime.bigint() - start)) {
+        if (inFlight >= maxBacklog) {
+          // The server is not keeping up: a longer run would only grow the queue until timeouts.
+          overloadedAtS = Number(process.hrtime.bigint() - start) / 1e9;
+          stopAt = next;
+          break;
+        }
         const due = next * intervalNs;
-        const lag = (Number(process.hrtime.bigint() - start) - due) / 1e6;
-        if (lag > lateMs) late++;
-        if (lag > maxSendLagMs) maxSendLagMs = lag;
+        const lagMs = (Number(process.hrtime.bigint() - start) - due) / 1e6;
+        lag[next] = lagMs;
+        if (lagMs > lateMs) late++;
         if (inFlight >= connections) queued++;
         send(due);
         next++;
       }
-      if (next < total) {
+      if (next < stopAt) {
         const wait = (next * intervalNs - Number(process.hrtime.bigint() - start)) / 1e6;
         setTimeout(tick, Math.max(0, Math.floor(wait)));
       } else finishIfDone();
@@ -149,33 +163,43 @@ export async function runPaced(opts: PacedOptions): Promise<PacedResult> {
   });
   const sendSpanS = Number(lastSend - start) / 1e9;
   await pool.close();
+  const lags = percentiles(lag.subarray(0, next));
 
   return {
     rate: opts.rate,
     durationS: opts.durationS,
     connections,
     scheduled: total,
+    sent: next,
     ok,
     non2xx,
     errors,
     late,
     lateMs,
     queued,
-    maxSendLagMs,
-    sentRate: sendSpanS > 0 ? (total - 1) / sendSpanS : NaN,
+    sendLag: { p99: lags.p99, max: lags.max },
+    overloadedAtS,
+    maxBacklog,
+    sentRate: sendSpanS > 0 ? (next - 1) / sendSpanS : NaN,
     latency: percentiles(latency.subarray(0, recorded)),
     fromSchedule: percentiles(fromSchedule.subarray(0, recorded)),
+    ids,
   };
 }
 
-/** Standalone use: `node --import tsx bench/paced.ts <origin> <rate> <seconds>` against the baseline. */
+/**
+ * Standalone use against a running server:
+ * `BENCH_KEY=mica_live_… BENCH_CLIENT=demo node --import tsx bench/paced.ts http://127.0.0.1:8080 1000 10`
+ */
 if (process.argv[1] && import.meta.url === new URL(`file://${process.argv[1]}`).href) {
-  const [origin = 'http://127.0.0.1:8090', rate = '1000', seconds = '10'] = process.argv.slice(2);
+  const [origin = 'http://127.0.0.1:8080', rate = '1000', seconds = '10'] = process.argv.slice(2);
   const { transactionBody } = await import('./payload.ts');
-  const result = await runPaced({
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (process.env.BENCH_KEY) headers.authorization = `Bearer ${process.env.BENCH_KEY}`;
+  const { ids, ...result } = await runPaced({
     origin,
     path: '/api/mica/evaluate',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${process.env.BENCH_KEY ?? ''}` },
+    headers,
     body: () => transactionBody(process.env.BENCH_CLIENT ?? 'demo'),
     rate: Number(rate),
     durationS: Number(seconds),

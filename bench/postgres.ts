@@ -44,14 +44,23 @@ export async function resetBenchDatabase(adminUrl = ADMIN_URL): Promise<string> 
   return url;
 }
 
-/** Rows in the audit tables of the bench database. */
-export async function countStored(url: string): Promise<{ evaluations: number; transactions: number }> {
+/** Rows in the audit tables of the bench database, and how many of `ids` are among the evaluations. */
+export async function countStored(url: string, ids: string[]): Promise<StoredCounts> {
   return withClient(url, async (c) => {
-    const r = await c.query<{ evaluations: number; transactions: number }>(
-      'SELECT (SELECT count(*) FROM evaluations)::int AS evaluations, (SELECT count(*) FROM customer_transactions)::int AS transactions',
+    const r = await c.query<StoredCounts>(
+      `SELECT (SELECT count(*) FROM evaluations)::int AS evaluations,
+              (SELECT count(*) FROM customer_transactions)::int AS transactions,
+              (SELECT count(*) FROM evaluations WHERE evaluation_id = ANY($1::uuid[]))::int AS "idsFound"`,
+      [ids],
     );
     return r.rows[0]!;
   });
+}
+
+export interface StoredCounts {
+  evaluations: number;
+  transactions: number;
+  idsFound: number;
 }
 
 /** Server version string, for the results. */

@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, release, totalmem } from 'node:os';
 import type { ClosedLoopResult } from './closed-loop.ts';
+import type { CpuUse } from './cpu.ts';
 import type { PacedResult, Percentiles } from './paced.ts';
 import { CUSTOMER_POOL, transactionBody } from './payload.ts';
 
@@ -20,12 +21,26 @@ export interface TargetResult {
   skipped?: string;
   error?: string;
   responseBytes?: number;
+  /** 1-minute load average when the target started: other work on the machine shows here. */
+  loadAvgBefore?: number;
   closed?: ClosedLoopResult;
+  closedCpu?: CpuUse;
   paced?: PacedResult;
+  pacedCpu?: CpuUse;
   warmupNon2xx?: number;
   memory?: { beforeMiB: number; afterClosedMiB: number; afterPacedMiB: number; peakMiB: number };
   exit?: string;
-  audit?: { answered2xx: number; evaluations: number; transactions: number; ok: boolean };
+  audit?: {
+    answered2xx: number;
+    /** Requests autocannon had in flight when its duration ended: the server got them, nobody read the answer. */
+    unanswered: number;
+    evaluations: number;
+    transactions: number;
+    /** evaluation_id of every paced 2xx answer, looked up in the store. */
+    idsChecked: number;
+    idsFound: number;
+    ok: boolean;
+  };
 }
 
 export interface Machine {
@@ -36,6 +51,7 @@ export interface Machine {
   kernel: string;
   date: string;
   postgres?: string;
+  loadAvgEnd?: number;
 }
 
 /** Targets the service is held to. */

@@ -1,7 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type ClosedLoopResult, runClosedLoop } from './closed-loop.ts';
+import { cpuSnapshot, cpuUse, loadAverage } from './cpu.ts';
 import { type PacedResult, runPaced } from './paced.ts';
 import { transactionBody } from './payload.ts';
 import {
@@ -53,8 +54,8 @@ interface Server {
   origin: string;
   clientId: string;
   key?: string;
-  /** Counts the audit rows once the server has stopped. */
-  count?: () => Promise<{ evaluations: number; transactions: number }>;
+  /** Counts the audit rows once the server has stopped, and how many of `ids` are stored. */
+  count?: (ids: string[]) => Promise<StoredCounts>;
   cleanup?: () => void;
 }
 
@@ -92,8 +93,12 @@ async function startEmbedded(profileDir?: string): Promise<Server> {
     origin,
     clientId: 'demo',
     key,
-    count: async () =>
-      JSON.parse(await runNode('count-embedded', 'bench/count-embedded.ts', [dataDir], { DATABASE_URL: '' })),
+    count: async (ids) => {
+      const idsFile = join(dataDir, 'answered-ids.json');
+      writeFileSync(idsFile, JSON.stringify(ids));
+      const out = await runNode('count-embedded', 'bench/count-embedded.ts', [dataDir, idsFile], { DATABASE_URL: '' });
+      return JSON.parse(out) as StoredCounts;
+    },
     cleanup: () => rmSync(dataDir, { recursive: true, force: true }),
   };
 }
@@ -102,17 +107,9 @@ async function startEmbedded(profileDir?: string): Promise<Server> {
 async function startPostgres(profileDir?: string): Promise<Server> {
   const url = await resetBenchDatabase();
   const cliEnv = { DATABASE_URL: url, LOG_LEVEL: 'warn' };
-  await runNode(
-    'mica clients create',
-    'src/cli/main.ts',
-    ['clients', 'create', 'bench', '--name', 'Bench CASP'],
-    cliEnv,
-  );
-  const created = JSON.parse(
-    await runNode('mica keys create', 'src/cli/main.ts', ['keys', 'create', 'bench'], cliEnv),
-  );
-  if (typeof created.key !== 'string')
-    throw new Error(`keys create printed no key: ${JSON.stringify(created)}`);
+  await runNode('mica clients create', 'src/cli/main.ts', ['clients', 'create', 'bench', '--name', 'Bench CASP'], cliEnv);
+  const created = JSON.parse(await runNode('mica keys create', 'src/cli/main.ts', ['keys', 'create', 'bench'], cliEnv));
+  if (typeof created.key !== 'string') throw new Error(`keys create printed no key: ${JSON.stringify(created)}`);
   const dataDir = mkdtempSync(join(tmpdir(), 'mica-bench-'));
   const port = await freePort();
   const child = startNode(
@@ -128,14 +125,15 @@ async function startPostgres(profileDir?: string): Promise<Server> {
     origin,
     clientId: 'bench',
     key: created.key,
-    count: () => countStored(url),
+    count: (ids) => countStored(url, ids),
     cleanup: () => rmSync(dataDir, { recursive: true, force: true }),
   };
 }
 
 /** Warm-up, closed loop, paced loop, memory, stop, audit check: the same sequence for every target. */
 async function measure(name: TargetResult['name'], start: () => Promise<Server>): Promise<TargetResult> {
-  const result: TargetResult = { name };
+  const result: TargetResult = { name, loadAvgBefore: loadAverage() };
+  const withPostgres = name === 'postgres';
   let server: Server | undefined;
   try {
     log(`${name}: starting`);
@@ -144,43 +142,34 @@ async function measure(name: TargetResult['name'], start: () => Promise<Server>)
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (srv.key) headers.authorization = `Bearer ${srv.key}`;
     const body = () => transactionBody(srv.clientId);
+    const ids: string[] = [];
     let answered = 0;
+    let unanswered = 0;
 
     // One request by hand first: a wrong key or payload should fail loudly, not as 10 s of 401s.
     const probe = await fetch(`${srv.origin}${PATH}`, { method: 'POST', headers, body: body() });
     const probeText = await probe.text();
-    if (probe.status !== 200)
-      throw new Error(`probe request answered ${probe.status}: ${probeText.slice(0, 500)}`);
+    if (probe.status !== 200) throw new Error(`probe request answered ${probe.status}: ${probeText.slice(0, 500)}`);
     answered++;
     result.responseBytes = Buffer.byteLength(probeText);
 
+    const closedOpts = { origin: srv.origin, path: PATH, headers, body, connections: settings.connections };
     const before = memoryOf(srv.child.pid);
     log(`${name}: closed loop warm-up ${settings.warmupS}s`);
-    const warm = await runClosedLoop({
-      origin: srv.origin,
-      path: PATH,
-      headers,
-      body,
-      connections: settings.connections,
-      durationS: settings.warmupS,
-    });
-    answered += warm.ok;
+    const warm = await runClosedLoop({ ...closedOpts, durationS: settings.warmupS });
     log(`${name}: closed loop ${settings.durationS}s with ${settings.connections} connections`);
-    const closed: ClosedLoopResult = await runClosedLoop({
-      origin: srv.origin,
-      path: PATH,
-      headers,
-      body,
-      connections: settings.connections,
-      durationS: settings.durationS,
-    });
-    answered += closed.ok;
+    const c0 = cpuSnapshot(srv.child.pid, withPostgres);
+    const closed: ClosedLoopResult = await runClosedLoop({ ...closedOpts, durationS: settings.durationS });
+    const c1 = cpuSnapshot(srv.child.pid, withPostgres);
+    for (const r of [warm, closed]) {
+      answered += r.ok;
+      unanswered += r.sent - r.ok - r.non2xx;
+    }
     result.closed = closed;
+    result.closedCpu = cpuUse(c0, c1, closed.ok + closed.non2xx);
     const afterClosed = memoryOf(srv.child.pid);
 
-    log(
-      `${name}: paced ${settings.rate} req/s, warm-up ${settings.pacedWarmupS}s then ${settings.durationS}s`,
-    );
+    log(`${name}: paced ${settings.rate} req/s, warm-up ${settings.pacedWarmupS}s then ${settings.durationS}s`);
     const pacedOpts = {
       origin: srv.origin,
       path: PATH,
@@ -188,12 +177,18 @@ async function measure(name: TargetResult['name'], start: () => Promise<Server>)
       body,
       rate: settings.rate,
       connections: settings.pacedConnections,
+      collectIds: Boolean(srv.count),
     };
     const pacedWarm = await runPaced({ ...pacedOpts, durationS: settings.pacedWarmupS });
-    answered += pacedWarm.ok;
+    const p0 = cpuSnapshot(srv.child.pid, withPostgres);
     const paced: PacedResult = await runPaced({ ...pacedOpts, durationS: settings.durationS });
-    answered += paced.ok;
+    const p1 = cpuSnapshot(srv.child.pid, withPostgres);
+    for (const r of [pacedWarm, paced]) {
+      answered += r.ok;
+      ids.push(...r.ids);
+    }
     result.paced = paced;
+    result.pacedCpu = cpuUse(p0, p1, paced.ok + paced.non2xx);
     result.warmupNon2xx = warm.non2xx + warm.errors + pacedWarm.non2xx + pacedWarm.errors;
     const afterPaced = memoryOf(srv.child.pid);
     result.memory = {
@@ -207,17 +202,21 @@ async function measure(name: TargetResult['name'], start: () => Promise<Server>)
     const exit = await stop(srv.child);
     result.exit = String(exit);
     if (srv.count) {
-      const stored = await srv.count();
+      const stored = await srv.count(ids);
       result.audit = {
         answered2xx: answered,
+        unanswered,
         evaluations: stored.evaluations,
         transactions: stored.transactions,
-        ok: stored.evaluations === answered && stored.transactions === answered,
+        idsChecked: ids.length,
+        idsFound: stored.idsFound,
+        ok:
+          stored.evaluations === answered + unanswered &&
+          stored.transactions === stored.evaluations &&
+          stored.idsFound === ids.length,
       };
     }
-    log(
-      `${name}: done (${closed.reqPerSec.toFixed(0)} req/s closed loop, paced p99 ${paced.latency.p99.toFixed(2)} ms)`,
-    );
+    log(`${name}: done (${closed.reqPerSec.toFixed(0)} req/s closed loop, paced p99 ${paced.latency.p99.toFixed(2)} ms)`);
   } catch (e) {
     result.error = e instanceof Error ? e.message : String(e);
     log(`${name}: FAILED: ${result.error}`);

@@ -1,0 +1,50 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, describe, it } from 'node:test';
+import type { Cache } from '../../../src/cache/cache.port.ts';
+import { createMemoryCache } from '../../../src/cache/memory.cache.ts';
+import { createRedisCache } from '../../../src/cache/redis.cache.ts';
+import { TEST_REDIS_URL } from '../../helpers/harness.ts';
+
+const adapters: Array<[string, () => Cache]> = [['memory', () => createMemoryCache()]];
+if (TEST_REDIS_URL)
+  adapters.push(['redis', () => createRedisCache(TEST_REDIS_URL, { namespace: `test:${randomUUID()}:` })]);
+
+for (const [name, make] of adapters) {
+  describe(`cache port: ${name}`, () => {
+    const cache = make();
+    after(() => cache.close());
+
+    it('stores, reads and deletes', async () => {
+      assert.equal(await cache.get('a'), undefined);
+      await cache.set('a', 'one', 60);
+      assert.equal(await cache.get('a'), 'one');
+      assert.equal(await cache.del(['a', 'missing']), 1);
+      assert.equal(await cache.get('a'), undefined);
+    });
+
+    it('expires entries after their TTL', async () => {
+      await cache.set('ttl', 'x', 1);
+      assert.equal(await cache.get('ttl'), 'x');
+      await new Promise((r) => setTimeout(r, 1100));
+      assert.equal(await cache.get('ttl'), undefined);
+    });
+
+    it('deletes and measures by prefix, literally (no glob injection)', async () => {
+      await cache.set('wallet:c1:0xabc:ethereum', 'v1', 60);
+      await cache.set('wallet:c1:bc1q:bitcoin', 'v2', 60);
+      await cache.set('wallet:c2:0xabc:ethereum', 'v3', 60);
+      await cache.set('wallet:c*:x', 'v4', 60);
+      const usage = await cache.usage('wallet:c1:');
+      assert.equal(usage.entries, 2);
+      assert.ok(usage.bytes > 0);
+      assert.equal(await cache.delPrefix('wallet:c*'), 1);
+      assert.equal(await cache.delPrefix('wallet:c1:'), 2);
+      assert.equal(await cache.get('wallet:c2:0xabc:ethereum'), 'v3');
+    });
+
+    it('answers ping', async () => {
+      await cache.ping();
+    });
+  });
+}

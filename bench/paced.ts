@@ -67,7 +67,14 @@ function percentiles(samples: Float64Array): Percentiles {
   const at = (q: number) => s[Math.min(s.length - 1, Math.ceil(q * s.length) - 1)]!;
   let sum = 0;
   for (const v of s) sum += v;
-  return { p50: at(0.5), p90: at(0.9), p99: at(0.99), p999: at(0.999), max: s[s.length - 1]!, mean: sum / s.length };
+  return {
+    p50: at(0.5),
+    p90: at(0.9),
+    p99: at(0.99),
+    p999: at(0.999),
+    max: s[s.length - 1]!,
+    mean: sum / s.length,
+  };
 }
 
 const ID = /"evaluation_id":"([0-9a-f-]{36})"/;
@@ -79,7 +86,12 @@ export async function runPaced(opts: PacedOptions): Promise<PacedResult> {
   const maxBacklog = opts.maxBacklog ?? opts.rate;
   const total = Math.round(opts.rate * opts.durationS);
   const intervalNs = 1e9 / opts.rate;
-  const pool = new Pool(opts.origin, { connections, pipelining: 1, headersTimeout: 10_000, bodyTimeout: 10_000 });
+  const pool = new Pool(opts.origin, {
+    connections,
+    pipelining: 1,
+    headersTimeout: 10_000,
+    bodyTimeout: 10_000,
+  });
   const latency = new Float64Array(total);
   const fromSchedule = new Float64Array(total);
   const lag = new Float64Array(total);

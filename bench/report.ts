@@ -83,6 +83,10 @@ const f = (n: number | undefined, digits = 1): string =>
 const i = (n: number | undefined): string => (n === undefined ? 'n/a' : n.toLocaleString('en-US'));
 const pct = (p: Percentiles, d = 2) =>
   `${f(p.p50, d)} / ${f(p.p90, d)} / ${f(p.p99, d)} / ${f(p.p999, d)} / ${f(p.max, d)}`;
+const cpuText = (c: CpuUse, pg: boolean) =>
+  `machine ${f(c.machineBusyPct, 0)} % busy; server ${f(c.serverCores, 2)} cores (${f(c.serverMsPerReq, 3)} ms/req)` +
+  (pg ? `; PostgreSQL ${f(c.postgresCores, 2)} cores (${f(c.postgresMsPerReq, 3)} ms/req)` : '') +
+  `; load generator ${f(c.loaderCores, 2)} cores (${f(c.loaderMsPerReq, 3)} ms/req)`;
 
 /** Writes RESULTS.md; returns the integrity failures (non-2xx, errors, missing audit rows). */
 export function writeResults(
@@ -111,24 +115,32 @@ export function writeResults(
   w(`| Memory | ${f(m.memGiB)} GiB |`);
   w(`| Node | ${m.node} |`);
   w(`| Kernel | ${m.kernel} |`);
-  if (m.postgres) w(`| PostgreSQL | ${m.postgres} (local, same machine) |`);
+  if (m.postgres)
+    w(
+      `| PostgreSQL | ${m.postgres} (local, same machine, default durability: fsync and synchronous_commit on) |`,
+    );
+  w(
+    `| Load average (1 min) | ${results.map((r) => `${f(r.loadAvgBefore, 2)} before ${r.name}`).join(', ')}, ${f(m.loadAvgEnd, 2)} at the end |`,
+  );
   w();
   w(
     `The load generator (one Node process running autocannon, then the paced client), the server under test` +
-      ` and, for the PostgreSQL target, the PostgreSQL backends all share these ${m.nproc} cores.`,
+      ` and, for the PostgreSQL target, the PostgreSQL backends all share these ${m.nproc} cores.` +
+      ' A load average well above what the bench itself puts on the machine means other work was running' +
+      ' (e.g. test suites): the absolute numbers are then lower and noisier; the CPU-per-request figures much less so.',
   );
   w();
 
   w('## Method');
   w();
+  const responses = results
+    .filter((r) => r.responseBytes)
+    .map((r) => `${r.name} ${i(r.responseBytes)} B`)
+    .join(', ');
   w(
     `- **Payload** (same for every target): a transaction evaluation of ~${Buffer.byteLength(transactionBody('demo'))} bytes;` +
       ` \`customer_id\` drawn from a pool of ${i(CUSTOMER_POOL)} ids, a unique \`trigger_entity_id\` per request,` +
-      ` \`amount_eur\` uniform in 0–20,000, the booleans and enums varied per request.` +
-      ` Responses: ${results
-        .filter((r) => r.responseBytes)
-        .map((r) => `${r.name} ${i(r.responseBytes)} B`)
-        .join(', ')}.`,
+      ` \`amount_eur\` uniform in 0–20,000, the booleans and enums varied per request. Responses: ${responses}.`,
   );
   w(
     `- **Closed loop** (${closedM}; pipelining 1): each connection sends its next request as soon as the previous` +
@@ -141,10 +153,16 @@ export function writeResults(
     `- **Paced open loop** (${pacedM}; bench/paced.ts, undici Pool of ${s.pacedConnections} connections):` +
       ' request *i* is due at start + *i*/rate whatever happened to the earlier ones (scheduled by target send time,' +
       ' not by completion). Each latency, dispatch → last byte of the response body, is taken with' +
-      ' `process.hrtime.bigint()`; all samples are kept, so the percentiles are exact. *From schedule* measures from' +
+      ' `process.hrtime.bigint()`; every sample is kept, so the percentiles are exact. *From schedule* measures from' +
       ' the due time instead (includes any send lag; immune to coordinated omission). *Late* counts requests' +
-      ' dispatched more than 1 ms after their due time; *queued* counts requests due while all pooled' +
-      ' connections were busy.',
+      ' dispatched more than 1 ms after their due time (Node timers have 1 ms resolution); *queued* counts requests' +
+      ' due while all pooled connections were busy. When one second’s worth of requests is outstanding the server' +
+      ' is not keeping up: the run stops sending (reported as overloaded) instead of queueing into timeouts.',
+  );
+  w(
+    '- **CPU**: user + system time from /proc of the server process, of every `postgres` process (PostgreSQL target' +
+      ' only; includes anyone else using that server) and of the load generator, over each measured window,' +
+      ' as cores used and as CPU ms per answered request; machine busy share from /proc/stat.',
   );
   w(
     '- **RSS**: VmRSS of the server process from /proc/<pid>/status before the warm-up, after the closed loop and' +
@@ -153,8 +171,10 @@ export function writeResults(
   w(
     '- **Audit check**: after the run the server is stopped with SIGTERM (it drains and flushes its audit writer);' +
       ' then the `evaluations` and `customer_transactions` rows are counted with SQL (PostgreSQL: directly;' +
-      ' embedded: the store opened with `openDatabase` from src/storage/db.ts in a separate process) and compared' +
-      ' with the number of 2xx answers of every phase (probe, warm-ups, measured runs).',
+      ' embedded: the store opened with `openDatabase` from src/storage/db.ts in a separate process). The count must' +
+      ' equal the 2xx answers of every phase (probe, warm-ups, measured runs) plus the requests autocannon still had' +
+      ' in flight when its duration ended (sent, processed by the server, answer never read: one per connection per' +
+      ' run). In addition, the `evaluation_id` of every paced 2xx answer is looked up in the store.',
   );
   w(
     '- Every request goes to 127.0.0.1. Each real target starts on a fresh store (new temp data dir / schema).',
@@ -176,16 +196,17 @@ export function writeResults(
     }
     const ratio = baseRps ? r.closed.reqPerSec / baseRps : NaN;
     const auditOk = r.audit?.ok === true;
-    const thrOk = ratio >= GOAL_RATIO && auditOk;
     w(
       `| throughput ≥ 50 % of baseline (${closedM}), every audit row committed | ${r.name} |` +
-        ` ${f(ratio * 100)} % (${f(r.closed.reqPerSec, 0)} vs ${f(baseRps, 0)} req/s); audit rows ${auditOk ? '= 2xx' : '≠ 2xx'} |` +
-        ` ${thrOk ? 'PASS' : 'MISS'} |`,
+        ` ${f(ratio * 100)} % (${f(r.closed.reqPerSec, 0)} vs ${f(baseRps, 0)} req/s); audit rows` +
+        ` ${auditOk ? 'complete' : 'INCOMPLETE'} | ${ratio >= GOAL_RATIO && auditOk ? 'PASS' : 'MISS'} |`,
     );
-    const p99Ok = r.paced.latency.p99 <= GOAL_P99_MS;
+    const p = r.paced;
+    const p99Ok = p.latency.p99 <= GOAL_P99_MS && p.overloadedAtS === undefined;
+    const over = p.overloadedAtS !== undefined ? `; overloaded after ${f(p.overloadedAtS, 1)} s` : '';
     w(
-      `| p99 ≤ ${GOAL_P99_MS} ms at 1,000 req/s (${pacedM}) | ${r.name} | p99 ${f(r.paced.latency.p99, 2)} ms` +
-        ` (from schedule ${f(r.paced.fromSchedule.p99, 2)} ms) | ${p99Ok ? 'PASS' : 'MISS'}${s.rate !== 1000 ? ' (rate ≠ 1,000)' : ''} |`,
+      `| p99 ≤ ${GOAL_P99_MS} ms at 1,000 req/s (${pacedM}) | ${r.name} | p99 ${f(p.latency.p99, 2)} ms` +
+        ` (from schedule ${f(p.fromSchedule.p99, 2)} ms)${over} | ${p99Ok ? 'PASS' : 'MISS'}${s.rate !== 1000 ? ' (rate ≠ 1,000)' : ''} |`,
     );
   }
   w();
@@ -194,27 +215,28 @@ export function writeResults(
   w('## Summary');
   w();
   w(
-    `| Target | req/s (${closedM}) | real / baseline | p50 / p97.5 / p99 ms (same closed loop) |` +
-      ` p50 / p90 / p99 / p99.9 / max ms (${pacedM}) | non-2xx + errors | audit rows = 2xx | RSS before → after (peak) MiB |`,
+    `| Target | req/s (${closedM}) | real / baseline | p50 / p97.5 / p99 ms (same closed loop) | server CPU ms/req (same closed loop) |` +
+      ` p50 / p90 / p99 / p99.9 / max ms (${pacedM}) | non-2xx + errors | audit rows complete | RSS before → after (peak) MiB |`,
   );
-  w('|---|---|---|---|---|---|---|---|');
+  w('|---|---|---|---|---|---|---|---|---|');
   for (const r of results) {
     if (!r.closed || !r.paced) {
-      w(`| ${LABEL[r.name]} | ${r.skipped ?? r.error ?? 'n/a'} | | | | | | |`);
+      w(`| ${LABEL[r.name]} | ${r.skipped ?? r.error?.split('\n')[0] ?? 'n/a'} | | | | | | | |`);
       continue;
     }
     const c = r.closed;
     const bad = c.non2xx + c.errors + r.paced.non2xx + r.paced.errors + (r.warmupNon2xx ?? 0);
     const ratio = r.name === 'baseline' ? '1.00' : baseRps ? f(c.reqPerSec / baseRps, 2) : 'n/a';
     const audit = r.audit
-      ? `${r.audit.ok ? 'yes' : 'NO'} (${i(r.audit.evaluations)} / ${i(r.audit.answered2xx)})`
+      ? `${r.audit.ok ? 'yes' : 'NO'} (${i(r.audit.evaluations)} rows)`
       : 'n/a (no store)';
     const mem = r.memory
       ? `${f(r.memory.beforeMiB, 0)} → ${f(r.memory.afterPacedMiB, 0)} (${f(r.memory.peakMiB, 0)})`
       : 'n/a';
+    const over = r.paced.overloadedAtS !== undefined ? ' (overloaded)' : '';
     w(
       `| ${LABEL[r.name]} | ${f(c.reqPerSec, 0)} | ${ratio} | ${f(c.latency.p50, 0)} / ${f(c.latency.p97_5, 0)} / ${f(c.latency.p99, 0)} |` +
-        ` ${pct(r.paced.latency)} | ${i(bad)} | ${audit} | ${mem} |`,
+        ` ${f(r.closedCpu?.serverMsPerReq, 3)} | ${pct(r.paced.latency)}${over} | ${i(bad)} | ${audit} | ${mem} |`,
     );
   }
   w();
@@ -236,6 +258,7 @@ export function writeResults(
     if (!r.closed || !r.paced) continue;
     const c = r.closed;
     const p = r.paced;
+    const pg = r.name === 'postgres';
     w('| Metric | Method | Value |');
     w('|---|---|---|');
     w(
@@ -247,6 +270,7 @@ export function writeResults(
       `| latency p50 / p97.5 / p99 / max | ${closedM} | ${f(c.latency.p50, 0)} / ${f(c.latency.p97_5, 0)} / ${f(c.latency.p99, 0)} / ${f(c.latency.max, 0)} ms (mean ${f(c.latency.mean, 2)}) |`,
     );
     w(`| non-2xx / errors / timeouts | ${closedM} | ${i(c.non2xx)} / ${i(c.errors)} / ${i(c.timeouts)} |`);
+    if (r.closedCpu) w(`| CPU | ${closedM} | ${cpuText(r.closedCpu, pg)} |`);
     w(
       `| latency p50 / p90 / p99 / p99.9 / max | ${pacedM}, dispatch → response | **${pct(p.latency)} ms** |`,
     );
@@ -254,33 +278,43 @@ export function writeResults(
       `| latency p50 / p90 / p99 / p99.9 / max | ${pacedM}, due time → response | ${pct(p.fromSchedule)} ms |`,
     );
     w(
-      `| requests scheduled / 2xx / non-2xx / errors | ${pacedM} | ${i(p.scheduled)} / ${i(p.ok)} / ${i(p.non2xx)} / ${i(p.errors)} |`,
+      `| requests scheduled / sent / 2xx / non-2xx / errors | ${pacedM} | ${i(p.scheduled)} / ${i(p.sent)} / ${i(p.ok)} / ${i(p.non2xx)} / ${i(p.errors)} |`,
     );
+    if (p.overloadedAtS !== undefined)
+      w(
+        `| overload | ${pacedM} | **the server did not keep up**: ${i(p.maxBacklog)} requests outstanding after ${f(p.overloadedAtS, 2)} s, the remaining ${i(p.scheduled - p.sent)} were not sent |`,
+      );
     w(
-      `| sent late (> ${p.lateMs} ms) / queued / max send lag / achieved rate | ${pacedM} | ${i(p.late)} / ${i(p.queued)} / ${f(p.maxSendLagMs, 2)} ms / ${f(p.sentRate, 0)} req/s |`,
+      `| sent late (> ${p.lateMs} ms) / queued / send lag p99, max / achieved send rate | ${pacedM} | ${i(p.late)} / ${i(p.queued)} / ${f(p.sendLag.p99, 2)}, ${f(p.sendLag.max, 2)} ms / ${f(p.sentRate, 0)} req/s |`,
     );
+    if (r.pacedCpu) w(`| CPU | ${pacedM} | ${cpuText(r.pacedCpu, pg)} |`);
     if (r.warmupNon2xx) w(`| non-2xx + errors during the warm-ups | both warm-ups | ${i(r.warmupNon2xx)} |`);
     if (r.memory)
       w(
         `| server RSS before / after closed loop / after paced / peak | /proc/<pid>/status VmRSS, VmHWM | ${f(r.memory.beforeMiB, 0)} / ${f(r.memory.afterClosedMiB, 0)} / ${f(r.memory.afterPacedMiB, 0)} / ${f(r.memory.peakMiB, 0)} MiB |`,
       );
-    if (r.audit)
+    if (r.audit) {
+      const a = r.audit;
       w(
-        `| stored evaluations / window rows / 2xx answered | SQL count after SIGTERM (exit ${r.exit}) | ${i(r.audit.evaluations)} / ${i(r.audit.transactions)} / ${i(r.audit.answered2xx)} — ${r.audit.ok ? '**every answer has its audit row**' : '**MISMATCH**'} |`,
+        `| stored evaluations / window rows vs 2xx answered + in flight at autocannon’s stop | SQL count after SIGTERM (exit ${r.exit}) | ${i(a.evaluations)} / ${i(a.transactions)} vs ${i(a.answered2xx)} + ${i(a.unanswered)} = ${i(a.answered2xx + a.unanswered)} |`,
       );
+      w(
+        `| paced answers whose evaluation_id is stored | SQL lookup of every id | ${i(a.idsFound)} of ${i(a.idsChecked)} — ${a.ok ? '**every answered evaluation has its audit row**' : '**MISMATCH**'} |`,
+      );
+    }
     w();
     const bad = c.non2xx + c.errors + p.non2xx + p.errors + (r.warmupNon2xx ?? 0);
     if (bad > 0) failures.push(`${r.name}: ${bad} non-2xx responses or errors`);
     if (r.audit && !r.audit.ok)
       failures.push(
-        `${r.name}: ${r.audit.evaluations} evaluations stored for ${r.audit.answered2xx} answers`,
+        `${r.name}: ${r.audit.evaluations} evaluations stored for ${r.audit.answered2xx} answers + ${r.audit.unanswered} in flight; ${r.audit.idsFound}/${r.audit.idsChecked} ids found`,
       );
   }
 
   // ---- interpretation
   w('## Interpretation');
   w();
-  for (const line of interpret(s, results, baseRps)) w(`- ${line}`);
+  for (const line of interpret(s, m, results, baseRps)) w(`- ${line}`);
   w();
   if (failures.length) {
     w('## Integrity failures');
@@ -293,46 +327,74 @@ export function writeResults(
 }
 
 /** A few sentences derived from the numbers, so that they stay true when the run is repeated. */
-function interpret(s: Settings, results: TargetResult[], baseRps: number | undefined): string[] {
+function interpret(s: Settings, m: Machine, results: TargetResult[], baseRps: number | undefined): string[] {
   const lines: string[] = [];
   const base = results.find((r) => r.name === 'baseline');
+  const busy = results.map((r) => r.loadAvgBefore ?? 0).concat(m.loadAvgEnd ?? 0);
+  if (Math.max(...busy) > m.nproc + 1)
+    lines.push(
+      `Other work was running on the machine (1-min load average up to ${f(Math.max(...busy), 1)} on ${m.nproc} cores):` +
+        ' the throughput and tail latencies are depressed by it and vary between runs; compare the CPU ms per request.',
+    );
   if (base?.closed && base.paced)
     lines.push(
       `The baseline (Fastify parsing the same body and answering a response of the same size, nothing else) does` +
-        ` ${f(base.closed.reqPerSec, 0)} req/s on this machine with the load generator sharing the cores: that is the` +
-        ` ceiling of HTTP + JSON here, and its paced p99 (${f(base.paced.latency.p99, 2)} ms) is the floor of what the` +
-        ` measurement itself adds.`,
+        ` ${f(base.closed.reqPerSec, 0)} req/s at ${f(base.closedCpu?.serverMsPerReq, 3)} ms of server CPU per request:` +
+        ` the ceiling of HTTP + JSON on this machine with the load generator sharing the cores. Its paced p99` +
+        ` (${f(base.paced.latency.p99, 2)} ms) is roughly what the client, the kernel and the scheduler add to any target.`,
     );
   for (const r of results) {
     if (r.name === 'baseline' || !r.closed || !r.paced || !baseRps) continue;
     const ratio = r.closed.reqPerSec / baseRps;
-    const perReqMs = 1000 / r.closed.reqPerSec;
-    const baseMs = 1000 / baseRps;
+    const cpu = r.closedCpu;
+    const label = LABEL[r.name];
+    let where = '';
+    if (cpu) {
+      const serverBound = cpu.serverCores > 0.85;
+      where =
+        ` The server process used ${f(cpu.serverCores, 2)} cores (${f(cpu.serverMsPerReq, 3)} ms CPU per evaluation vs` +
+        ` ${f(base?.closedCpu?.serverMsPerReq, 3)} ms for the baseline)` +
+        (r.name === 'postgres'
+          ? `, PostgreSQL ${f(cpu.postgresCores, 2)} cores (${f(cpu.postgresMsPerReq, 3)} ms per evaluation)`
+          : '') +
+        `, the machine was ${f(cpu.machineBusyPct, 0)} % busy: ` +
+        (serverBound
+          ? 'the single Node thread of the server is the bottleneck (one core is all it can use).'
+          : cpu.machineBusyPct > 90
+            ? 'the cores are shared out between server, database and load generator; the machine is the limit.'
+            : 'neither the server thread nor the machine is saturated: the server waits (database round trips, commits).');
+    }
     lines.push(
-      `${LABEL[r.name]}: ${f(ratio * 100)} % of the baseline throughput (goal ≥ 50 %: ${ratio >= GOAL_RATIO ? 'met' : 'missed'});` +
-        ` at saturation each evaluation costs ~${f(perReqMs, 3)} ms of the bottleneck resource against ~${f(baseMs, 3)} ms` +
-        ` for the bare route, i.e. ~${f(perReqMs - baseMs, 3)} ms for auth, schema validation, the rule engine, the` +
-        ` rolling-window query and the group-committed audit insert. Closed-loop p50 ${f(r.closed.latency.p50, 0)} ms is` +
-        ` queueing of ${s.connections} connections (${s.connections} ÷ ${f(r.closed.reqPerSec, 0)} req/s ≈` +
-        ` ${f((s.connections / r.closed.reqPerSec) * 1000, 1)} ms), not service time.`,
+      `${label}: ${f(ratio * 100)} % of the baseline throughput (goal ≥ 50 %: ${ratio >= GOAL_RATIO ? 'met' : 'missed'}).` +
+        where +
+        ` Closed-loop p50 ${f(r.closed.latency.p50, 0)} ms is mostly queueing of ${s.connections} connections` +
+        ` (${s.connections} ÷ ${f(r.closed.reqPerSec, 0)} req/s ≈ ${f((s.connections / r.closed.reqPerSec) * 1000, 1)} ms).`,
     );
     const p = r.paced;
-    lines.push(
-      `${LABEL[r.name]} at ${i(s.rate)} req/s paced: p50 ${f(p.latency.p50, 2)} ms, p99 ${f(p.latency.p99, 2)} ms,` +
-        ` p99.9 ${f(p.latency.p999, 2)} ms, max ${f(p.latency.max, 2)} ms (goal p99 ≤ ${GOAL_P99_MS} ms:` +
-        ` ${p.latency.p99 <= GOAL_P99_MS ? 'met' : 'missed'}). ${i(p.late)} of ${i(p.scheduled)} requests left more than` +
-        ` ${p.lateMs} ms late and ${i(p.queued)} found no free connection, so the client kept its schedule` +
-        `${p.late + p.queued > p.scheduled / 100 ? ' only partly: read the from-schedule column' : ''}.`,
-    );
+    if (p.overloadedAtS !== undefined)
+      lines.push(
+        `${label} at ${i(s.rate)} req/s paced: overloaded — its capacity (${f(r.closed.reqPerSec, 0)} req/s closed loop)` +
+          ` is below the offered rate, the backlog reached ${i(p.maxBacklog)} requests after ${f(p.overloadedAtS, 2)} s;` +
+          ` the latencies of the ${i(p.ok)} answered requests (p99 ${f(p.latency.p99, 0)} ms) are queueing delay.` +
+          ` Goal p99 ≤ ${GOAL_P99_MS} ms: missed.`,
+      );
+    else
+      lines.push(
+        `${label} at ${i(s.rate)} req/s paced: p50 ${f(p.latency.p50, 2)} ms, p99 ${f(p.latency.p99, 2)} ms,` +
+          ` p99.9 ${f(p.latency.p999, 2)} ms, max ${f(p.latency.max, 2)} ms (goal p99 ≤ ${GOAL_P99_MS} ms:` +
+          ` ${p.latency.p99 <= GOAL_P99_MS ? 'met' : 'missed'}). ${i(p.late)} of ${i(p.sent)} requests left more than` +
+          ` ${p.lateMs} ms late and ${i(p.queued)} found no free connection` +
+          `${p.late + p.queued > p.sent / 100 ? ': the client did not keep its schedule, read the from-schedule row' : ''}.`,
+      );
     if (r.audit)
       lines.push(
         r.audit.ok
-          ? `${LABEL[r.name]}: ${i(r.audit.evaluations)} evaluations stored for ${i(r.audit.answered2xx)} 2xx answers — every answered evaluation has its committed audit record (and its rolling-window row).`
-          : `${LABEL[r.name]}: ${i(r.audit.evaluations)} evaluations stored for ${i(r.audit.answered2xx)} 2xx answers — MISMATCH.`,
+          ? `${label}: ${i(r.audit.evaluations)} evaluations stored = ${i(r.audit.answered2xx)} 2xx answers + ${i(r.audit.unanswered)} requests in flight when autocannon stopped, and all ${i(r.audit.idsChecked)} paced answers found by id — every answered evaluation has its committed audit record (and its rolling-window row).`
+          : `${label}: ${i(r.audit.evaluations)} evaluations stored for ${i(r.audit.answered2xx)} 2xx answers + ${i(r.audit.unanswered)} in flight, ${i(r.audit.idsFound)} of ${i(r.audit.idsChecked)} ids found — MISMATCH.`,
       );
     if (r.memory)
       lines.push(
-        `${LABEL[r.name]}: RSS ${f(r.memory.beforeMiB, 0)} MiB before load, ${f(r.memory.afterPacedMiB, 0)} MiB after (peak ${f(r.memory.peakMiB, 0)} MiB).`,
+        `${label}: RSS ${f(r.memory.beforeMiB, 0)} MiB before load, ${f(r.memory.afterClosedMiB, 0)} MiB after the closed loop, ${f(r.memory.afterPacedMiB, 0)} MiB at the end (peak ${f(r.memory.peakMiB, 0)} MiB).`,
       );
   }
   return lines;

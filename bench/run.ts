@@ -11,6 +11,7 @@ import {
   postgresReachable,
   postgresVersion,
   resetBenchDatabase,
+  type StoredCounts,
 } from './postgres.ts';
 import {
   type Child,
@@ -96,7 +97,9 @@ async function startEmbedded(profileDir?: string): Promise<Server> {
     count: async (ids) => {
       const idsFile = join(dataDir, 'answered-ids.json');
       writeFileSync(idsFile, JSON.stringify(ids));
-      const out = await runNode('count-embedded', 'bench/count-embedded.ts', [dataDir, idsFile], { DATABASE_URL: '' });
+      const out = await runNode('count-embedded', 'bench/count-embedded.ts', [dataDir, idsFile], {
+        DATABASE_URL: '',
+      });
       return JSON.parse(out) as StoredCounts;
     },
     cleanup: () => rmSync(dataDir, { recursive: true, force: true }),
@@ -107,9 +110,17 @@ async function startEmbedded(profileDir?: string): Promise<Server> {
 async function startPostgres(profileDir?: string): Promise<Server> {
   const url = await resetBenchDatabase();
   const cliEnv = { DATABASE_URL: url, LOG_LEVEL: 'warn' };
-  await runNode('mica clients create', 'src/cli/main.ts', ['clients', 'create', 'bench', '--name', 'Bench CASP'], cliEnv);
-  const created = JSON.parse(await runNode('mica keys create', 'src/cli/main.ts', ['keys', 'create', 'bench'], cliEnv));
-  if (typeof created.key !== 'string') throw new Error(`keys create printed no key: ${JSON.stringify(created)}`);
+  await runNode(
+    'mica clients create',
+    'src/cli/main.ts',
+    ['clients', 'create', 'bench', '--name', 'Bench CASP'],
+    cliEnv,
+  );
+  const created = JSON.parse(
+    await runNode('mica keys create', 'src/cli/main.ts', ['keys', 'create', 'bench'], cliEnv),
+  );
+  if (typeof created.key !== 'string')
+    throw new Error(`keys create printed no key: ${JSON.stringify(created)}`);
   const dataDir = mkdtempSync(join(tmpdir(), 'mica-bench-'));
   const port = await freePort();
   const child = startNode(
@@ -149,7 +160,8 @@ async function measure(name: TargetResult['name'], start: () => Promise<Server>)
     // One request by hand first: a wrong key or payload should fail loudly, not as 10 s of 401s.
     const probe = await fetch(`${srv.origin}${PATH}`, { method: 'POST', headers, body: body() });
     const probeText = await probe.text();
-    if (probe.status !== 200) throw new Error(`probe request answered ${probe.status}: ${probeText.slice(0, 500)}`);
+    if (probe.status !== 200)
+      throw new Error(`probe request answered ${probe.status}: ${probeText.slice(0, 500)}`);
     answered++;
     result.responseBytes = Buffer.byteLength(probeText);
 
@@ -169,7 +181,9 @@ async function measure(name: TargetResult['name'], start: () => Promise<Server>)
     result.closedCpu = cpuUse(c0, c1, closed.ok + closed.non2xx);
     const afterClosed = memoryOf(srv.child.pid);
 
-    log(`${name}: paced ${settings.rate} req/s, warm-up ${settings.pacedWarmupS}s then ${settings.durationS}s`);
+    log(
+      `${name}: paced ${settings.rate} req/s, warm-up ${settings.pacedWarmupS}s then ${settings.durationS}s`,
+    );
     const pacedOpts = {
       origin: srv.origin,
       path: PATH,
@@ -216,7 +230,9 @@ async function measure(name: TargetResult['name'], start: () => Promise<Server>)
           stored.idsFound === ids.length,
       };
     }
-    log(`${name}: done (${closed.reqPerSec.toFixed(0)} req/s closed loop, paced p99 ${paced.latency.p99.toFixed(2)} ms)`);
+    log(
+      `${name}: done (${closed.reqPerSec.toFixed(0)} req/s closed loop, paced p99 ${paced.latency.p99.toFixed(2)} ms)`,
+    );
   } catch (e) {
     result.error = e instanceof Error ? e.message : String(e);
     log(`${name}: FAILED: ${result.error}`);
@@ -248,7 +264,8 @@ async function main(): Promise<number> {
     }
   }
   const file = join(ROOT, 'bench', 'RESULTS.md');
-  const failures = writeResults(file, { settings, machine: machineInfo(pgVersion), results });
+  const machine = { ...machineInfo(pgVersion), loadAvgEnd: loadAverage() };
+  const failures = writeResults(file, { settings, machine, results });
   log(`wrote ${file} in ${((Date.now() - started) / 1000).toFixed(0)} s`);
   if (profileDir) log(`CPU profiles of the real servers: ${profileDir}`);
   for (const f of failures) log(`FAIL: ${f}`);

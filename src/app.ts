@@ -36,6 +36,9 @@ export async function buildApp(deps: Deps, opts: { logger?: Logger | false } = {
     reply.header('x-request-id', req.id);
   });
   app.addHook('onResponse', async (req, reply) => {
+    const route = req.routeOptions.url ?? 'unmatched';
+    deps.metrics.httpRequests.inc({ method: req.method, route, status: String(reply.statusCode) });
+    deps.metrics.httpDuration.observe({ method: req.method, route }, reply.elapsedTime / 1000);
     req.log.info(
       {
         method: req.method,
@@ -68,6 +71,9 @@ export async function buildApp(deps: Deps, opts: { logger?: Logger | false } = {
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  app.get('/metrics', { schema: { hide: true } }, async (_req, reply) =>
+    reply.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics()),
+  );
 
   await app.register(healthRoutes({ checks: deps.readinessChecks }));
   await app.register(evaluateRoutes({ evaluation: deps.evaluation }));

@@ -6,6 +6,7 @@ import { createRedisCache } from './cache/redis.cache.ts';
 import type { Config } from './config.ts';
 import { resolveRuleSettings } from './domain/rules/settings.ts';
 import { AppError } from './errors.ts';
+import { createMetrics } from './observability/metrics.ts';
 import { createClientContextResolver } from './services/client-context.ts';
 import { createClientsService } from './services/clients.service.ts';
 import { type CommandDeps, runCommand } from './services/commands.ts';
@@ -30,6 +31,7 @@ export async function createDeps(
   const { db } = database;
   if (!opts.skipMigrations) await migrateToLatest(db);
 
+  const metrics = createMetrics();
   const cache = config.REDIS_URL ? createRedisCache(config.REDIS_URL) : createMemoryCache();
 
   const clientsRepo = createClientsRepo(db);
@@ -61,12 +63,20 @@ export async function createDeps(
     maxBatch: config.AUDIT_MAX_BATCH,
     // PGlite has one connection; a server pipelines a few transactions.
     maxInFlight: database.kind === 'pglite' ? 1 : 3,
+    onFlush: (size, ms) => {
+      metrics.auditBatchSize.observe(size);
+      metrics.auditFlushSeconds.observe(ms / 1000);
+    },
     onError: (err, size) => opts.logger?.error({ err, size }, 'audit batch failed; retrying one by one'),
   });
   const evaluation = createEvaluationService({
     clientContext,
     evaluations: evaluationsRepo,
     audit: auditWriter,
+    onEvaluated: (results) => {
+      for (const r of results)
+        metrics.ruleResults.inc({ rule_id: r.rule_id, result: r.result, triggered: String(r.triggered) });
+    },
   });
 
   const commandDeps: CommandDeps = { migrate: () => migrateToLatest(db), clients, keys };
@@ -78,6 +88,7 @@ export async function createDeps(
     database,
     db,
     cache,
+    metrics,
     clients,
     keys,
     clientContext,

@@ -66,6 +66,8 @@ export function createEvaluationService(deps: {
   evaluations: Pick<EvaluationsRepo, 'windowSum' | 'responseOf'>;
   audit: Pick<AuditWriter, 'write'>;
   now?: () => Date;
+  /** Told of every committed evaluation's rule results (metrics). */
+  onEvaluated?: (results: EvaluationResponse['results']) => void;
 }) {
   const now = deps.now ?? (() => new Date());
 
@@ -144,6 +146,7 @@ export function createEvaluationService(deps: {
       };
       // The answer leaves only after its audit record is committed.
       await deps.audit.write(record);
+      deps.onEvaluated?.(response.results);
       return { response, responseJson };
     },
 

@@ -94,4 +94,24 @@ export interface Database {
   evaluations: EvaluationsTable;
   customer_transactions: CustomerTransactionsTable;
   mica_rule_evaluations: MicaRuleEvaluationsView;
+  casp_directory: CaspDirectoryTable;
+  casp_directory_imports: CaspDirectoryImportsTable;
+}
+
+/** Authorised crypto-asset service providers, operator-wide (migration 003). */
+export interface CaspDirectoryTable {
+  lei: string;
+  name: string;
+  country: string;
+  extra: ColumnType<Record<string, string>, string, string>;
+}
+
+/** One row per CASP directory import; the latest id is the directory's version. */
+export interface CaspDirectoryImportsTable {
+  id: Generated<number>;
+  source: string;
+  row_count: number;
+  sha256: string;
+  actor: string;
+  imported_at: ColumnType<Date, Date | string | undefined, Date | string>;
 }

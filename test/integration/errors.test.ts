@@ -194,3 +194,27 @@ describe('documentation and health', () => {
     assert.equal(ready.json().checks.database, 'ok');
   });
 });
+
+describe('metrics', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await startTestApp();
+  });
+  after(() => t.close());
+
+  it('exposes Prometheus metrics: requests, latency, rule results, audit batches', async () => {
+    const { auth } = await clientWithKey(t, 'acme');
+    await t.app.inject({
+      method: 'POST',
+      url: '/api/mica/evaluate',
+      headers: auth,
+      payload: { client_id: 'acme', trigger_type: 'transaction', data: { customer_verified: false } },
+    });
+    const res = await t.app.inject({ method: 'GET', url: '/metrics' });
+    assert.equal(res.statusCode, 200);
+    assert.match(res.body, /mica_http_requests_total\{method="POST",route="\/api\/mica\/evaluate",status="200"\} 1/);
+    assert.match(res.body, /mica_rule_evaluations_total\{rule_id="MICA-CDD-001",result="block",triggered="true"\} 1/);
+    assert.match(res.body, /mica_audit_batch_size_count 1/);
+    assert.match(res.body, /mica_http_request_duration_seconds_bucket/);
+  });
+});

@@ -1,5 +1,5 @@
 // The IVMS101 form of the travel-rule request (CONTRACT §7): `{transfer_id, direction,
-// amount_eur, blockchain?, ownership_verified?, ivms101: {originator, beneficiary,
+// amount_eur, amount_crypto?, blockchain?, ownership_verified?, ivms101: {originator, beneficiary,
 // originatingVASP?, beneficiaryVASP?, transferPath?, payloadMetadata?}}` validated against
 // IVMS101.2023 and mapped onto the same TravelRuleTransfer as the plain JSON form.
 import {
@@ -201,6 +201,7 @@ export function mapIvms101Transfer(input: unknown, options: IvmsOptions = {}): T
     transfer_id: input.transfer_id,
     direction: input.direction,
     amount_eur: input.amount_eur,
+    amount_crypto: input.amount_crypto,
     blockchain: input.blockchain,
     ownership_verified: input.ownership_verified,
     originator: {

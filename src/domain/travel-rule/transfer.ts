@@ -12,6 +12,8 @@ export interface TravelRuleOriginator {
   geographic_address?: string;
   national_id?: string;
   date_of_birth?: string;
+  /** Extension: the client's own customer id for the originator, when it is one. */
+  customer_id?: string;
 }
 
 export interface TravelRuleBeneficiary {
@@ -19,12 +21,16 @@ export interface TravelRuleBeneficiary {
   wallet_address?: string;
   casp_name?: string;
   casp_lei?: string;
+  /** Extension: set when the beneficiary is one of the client's own customers (an internal transfer). */
+  customer_id?: string;
 }
 
 export interface TravelRuleTransfer {
   transfer_id: string;
   direction: Direction;
   amount_eur: number;
+  /** Extension: the amount in the crypto-asset, when given. */
+  amount_crypto?: number;
   blockchain?: Chain;
   ownership_verified?: boolean;
   originator: TravelRuleOriginator;
@@ -45,8 +51,11 @@ const ORIGINATOR_FIELDS = [
   'geographic_address',
   'national_id',
   'date_of_birth',
+  'customer_id',
 ] as const;
-const BENEFICIARY_FIELDS = ['name', 'wallet_address', 'casp_name', 'casp_lei'] as const;
+const BENEFICIARY_FIELDS = ['name', 'wallet_address', 'casp_name', 'casp_lei', 'customer_id'] as const;
+// Ids become cache keys and audit columns: bounded like every other id of the API.
+const MAX_ID_LENGTH = 256;
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
 /** True for a value that carries nothing: absent, null, or a string of white space only. */
@@ -100,9 +109,11 @@ function readParty<K extends string>(
 
 // Reports header problems; returns false when `blockchain` is unusable for address checks.
 function readHeader(body: Record<string, unknown>, errors: string[]): boolean {
-  const { transfer_id, direction, amount_eur, blockchain, ownership_verified } = body;
+  const { transfer_id, direction, amount_eur, amount_crypto, blockchain, ownership_verified } = body;
   if (isBlank(transfer_id)) errors.push('transfer_id: Required');
   else if (typeof transfer_id !== 'string') errors.push('transfer_id: Must be a string');
+  else if (transfer_id.length > MAX_ID_LENGTH)
+    errors.push(`transfer_id: Must be at most ${MAX_ID_LENGTH} characters`);
 
   if (isBlank(direction)) errors.push('direction: Required');
   else if (!DIRECTIONS.includes(direction as Direction))
@@ -112,6 +123,12 @@ function readHeader(body: Record<string, unknown>, errors: string[]): boolean {
   else if (typeof amount_eur !== 'number' || !Number.isFinite(amount_eur))
     errors.push('amount_eur: Must be a finite number');
   else if (amount_eur < 0) errors.push('amount_eur: Must be >= 0');
+
+  if (amount_crypto !== undefined && amount_crypto !== null) {
+    if (typeof amount_crypto !== 'number' || !Number.isFinite(amount_crypto))
+      errors.push('amount_crypto: Must be a finite number');
+    else if (amount_crypto < 0) errors.push('amount_crypto: Must be >= 0');
+  }
 
   const chainUsable = isBlank(blockchain) || CHAINS.includes(blockchain as Chain);
   if (!chainUsable) errors.push(`blockchain: Must be one of: ${CHAINS.join(', ')}`);
@@ -172,6 +189,7 @@ export function validateTransfer(input: unknown, options: ValidateTransferOption
   };
   if (!isBlank(input.blockchain) && chainUsable) transfer.blockchain = input.blockchain as Chain;
   if (typeof input.ownership_verified === 'boolean') transfer.ownership_verified = input.ownership_verified;
+  if (typeof input.amount_crypto === 'number') transfer.amount_crypto = input.amount_crypto;
 
   errors.push(...valueErrors(transfer, path, chainUsable));
   return errors.length > 0 ? { ok: false, errors } : { ok: true, transfer };

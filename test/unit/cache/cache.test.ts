@@ -7,8 +7,8 @@ import { createRedisCache } from '../../../src/cache/redis.cache.ts';
 import { TEST_REDIS_URL } from '../../helpers/harness.ts';
 
 const adapters: Array<[string, () => Cache]> = [['memory', () => createMemoryCache()]];
-if (TEST_REDIS_URL)
-  adapters.push(['redis', () => createRedisCache(TEST_REDIS_URL, { namespace: `test:${randomUUID()}:` })]);
+const redisUrl = TEST_REDIS_URL;
+if (redisUrl) adapters.push(['redis', () => createRedisCache(redisUrl, { namespace: `test:${randomUUID()}:` })]);
 
 for (const [name, make] of adapters) {
   describe(`cache port: ${name}`, () => {

@@ -27,7 +27,10 @@ export interface PacedResult {
   ok: number;
   non2xx: number;
   errors: number;
-  /** Requests dispatched more than `lateMs` after their due time (the client's event loop was busy). */
+  /**
+   * Requests dispatched more than `lateMs` (default 2) after their due time. Node timers have 1 ms
+   * granularity, so up to ~2 ms is the scheduler's resolution; beyond it the client's event loop or CPU was busy.
+   */
   late: number;
   lateMs: number;
   /** Requests due while every pooled connection was busy (they waited in the client's queue). */
@@ -82,7 +85,7 @@ const ID = /"evaluation_id":"([0-9a-f-]{36})"/;
 /** Sends `rate` requests per second for `durationS` seconds; resolves when every response is in. */
 export async function runPaced(opts: PacedOptions): Promise<PacedResult> {
   const connections = opts.connections ?? 64;
-  const lateMs = opts.lateMs ?? 1;
+  const lateMs = opts.lateMs ?? 2;
   const maxBacklog = opts.maxBacklog ?? opts.rate;
   const total = Math.round(opts.rate * opts.durationS);
   const intervalNs = 1e9 / opts.rate;

@@ -155,7 +155,8 @@ export function writeResults(
       ' not by completion). Each latency, dispatch → last byte of the response body, is taken with' +
       ' `process.hrtime.bigint()`; every sample is kept, so the percentiles are exact. *From schedule* measures from' +
       ' the due time instead (includes any send lag; immune to coordinated omission). *Late* counts requests' +
-      ' dispatched more than 1 ms after their due time (Node timers have 1 ms resolution); *queued* counts requests' +
+      ' dispatched more than 2 ms after their due time (Node timers fire with 1 ms granularity, so up to ~2 ms is' +
+      ' the resolution of the schedule); *queued* counts requests' +
       ' due while all pooled connections were busy. When one second’s worth of requests is outstanding the server' +
       ' is not keeping up: the run stops sending (reported as overloaded) instead of queueing into timeouts.',
   );

@@ -48,6 +48,13 @@ const settings: Settings = {
 };
 
 const PATH = '/api/mica/evaluate';
+/** Temporary data directories, removed at exit whatever happens. */
+const tempDirs = new Set<string>();
+function tempDir(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  tempDirs.add(dir);
+  return dir;
+}
 const log = (msg: string) => process.stdout.write(`[bench] ${msg}\n`);
 
 interface Server {
@@ -78,7 +85,7 @@ function profileArgs(profileDir: string | undefined): string[] {
 
 /** The real server on a fresh embedded store; the demo seed prints the API key on first start. */
 async function startEmbedded(profileDir?: string): Promise<Server> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'mica-bench-'));
+  const dataDir = tempDir('mica-bench-');
   const port = await freePort();
   const child = startNode(
     'server (embedded)',
@@ -121,7 +128,7 @@ async function startPostgres(profileDir?: string): Promise<Server> {
   );
   if (typeof created.key !== 'string')
     throw new Error(`keys create printed no key: ${JSON.stringify(created)}`);
-  const dataDir = mkdtempSync(join(tmpdir(), 'mica-bench-'));
+  const dataDir = tempDir('mica-bench-');
   const port = await freePort();
   const child = startNode(
     'server (postgres)',
@@ -247,6 +254,7 @@ async function measure(name: TargetResult['name'], start: () => Promise<Server>)
 
 async function main(): Promise<number> {
   const started = Date.now();
+  // Profiles are kept after the run (not a tempDir): their path is printed at the end.
   const profileDir = settings.cpuProfile ? mkdtempSync(join(tmpdir(), 'mica-bench-prof-')) : undefined;
   const results: TargetResult[] = [];
   results.push(await measure('baseline', startBaseline));
@@ -272,7 +280,10 @@ async function main(): Promise<number> {
   return failures.length === 0 ? 0 : 1;
 }
 
-process.on('exit', () => killAll());
+process.on('exit', () => {
+  killAll();
+  for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
+});
 for (const signal of ['SIGINT', 'SIGTERM'] as const)
   process.on(signal, () => {
     killAll();

@@ -8,9 +8,11 @@ import { registerAuth } from './http/plugins/auth.ts';
 import { registerErrorHandler } from './http/plugins/error-handler.ts';
 import { registerJsonBody } from './http/plugins/json-body.ts';
 import { adminRoutes } from './http/routes/admin.routes.ts';
+import { cacheRoutes } from './http/routes/cache.routes.ts';
 import { evaluateRoutes } from './http/routes/evaluate.routes.ts';
 import { healthRoutes } from './http/routes/health.routes.ts';
 import { rulesRoutes } from './http/routes/rules.routes.ts';
+import { travelRuleRoutes } from './http/routes/travel-rule.routes.ts';
 import { FlatError, NestedError } from './http/schemas/common.schema.ts';
 import { validatorCompiler } from './http/validation.ts';
 
@@ -78,6 +80,8 @@ export async function buildApp(deps: Deps, opts: { logger?: Logger | false } = {
   await app.register(healthRoutes({ checks: deps.readinessChecks }));
   await app.register(evaluateRoutes({ evaluation: deps.evaluation }));
   await app.register(rulesRoutes({ clientContext: deps.clientContext }));
+  await app.register(travelRuleRoutes({ travelRule: deps.travelRule }));
+  await app.register(cacheRoutes({ cacheStats: deps.cacheStats }));
   await app.register(adminRoutes({ commands: deps.commands }));
   return app;
 }

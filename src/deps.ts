@@ -12,6 +12,10 @@ import { createClientsService } from './services/clients.service.ts';
 import { type CommandDeps, runCommand } from './services/commands.ts';
 import { createEvaluationService } from './services/evaluation.service.ts';
 import { createKeysService } from './services/keys.service.ts';
+import { createCacheStatsService } from './services/cache-stats.service.ts';
+import { createCaspDirectoryService } from './services/casp-directory.service.ts';
+import { createTravelRuleService } from './services/travel-rule.service.ts';
+import { createCaspDirectoryRepo } from './storage/casp-directory.repo.ts';
 import { createAuditWriter } from './storage/audit-writer.ts';
 import { createClientsRepo } from './storage/clients.repo.ts';
 import { type DatabaseHandle, openDatabase } from './storage/db.ts';
@@ -79,7 +83,21 @@ export async function createDeps(
     },
   });
 
-  const commandDeps: CommandDeps = { migrate: () => migrateToLatest(db), clients, keys };
+  const casps = createCaspDirectoryService({
+    repo: createCaspDirectoryRepo(db),
+    audit: operatorAudit,
+    onError: (err) => opts.logger?.error({ err }, 'CASP directory reload failed; the loaded one stays'),
+  });
+  const cacheStats = createCacheStatsService({ cache });
+  const travelRule = createTravelRuleService({
+    evaluation,
+    directory: () => casps.directory(),
+    cache,
+    stats: cacheStats,
+    onCacheError: (err) => opts.logger?.warn({ err }, 'travel-rule cache unavailable; validating uncached'),
+  });
+
+  const commandDeps: CommandDeps = { migrate: () => migrateToLatest(db), clients, keys, casps };
   // The operator token of this process: configured, or made at start for the CLI to find.
   const operatorToken = config.MICA_OPERATOR_TOKEN ?? randomBytes(24).toString('base64url');
 
@@ -95,6 +113,9 @@ export async function createDeps(
     evaluation,
     auditWriter,
     operatorAudit,
+    casps,
+    cacheStats,
+    travelRule,
     operatorToken: () => operatorToken,
     commands: (name: string, args: unknown, actor: string) => runCommand(commandDeps, name, args, actor),
     readinessChecks: {

@@ -3,6 +3,8 @@ import { loadConfig } from '../config.ts';
 import { createDeps } from '../deps.ts';
 import { AppError } from '../errors.ts';
 import { acquireStoreLock, readServerInfo } from '../storage/store-lock.ts';
+import { registerCaspCommands } from './casps.ts';
+import { registerListCommands } from './lists.ts';
 
 /** One parsed CLI invocation: the operator command name and its JSON arguments. */
 interface Invocation {
@@ -50,6 +52,15 @@ function buildProgram(found: (inv: Invocation) => void): Command {
       found({ name: 'clients.settings', args: { client_id, settings: jsonObject(json) } }),
     );
 
+  const officers = program.command('officers').description('compliance officers who are assigned cases');
+  for (const verb of ['add', 'remove'] as const)
+    officers
+      .command(`${verb} <client_id> <officer>`)
+      .action((client_id: string, officer: string) => found({ name: `officers.${verb}`, args: { client_id, officer } }));
+  officers
+    .command('list <client_id>')
+    .action((client_id: string) => found({ name: 'officers.list', args: { client_id } }));
+
   const keys = program.command('keys').description('API keys (shown once, stored as SHA-256)');
   keys
     .command('create <client_id>')
@@ -79,6 +90,8 @@ function buildProgram(found: (inv: Invocation) => void): Command {
     .action((key_id: string, o: { graceHours?: number }) =>
       found({ name: 'keys.rotate', args: { key_id, grace_hours: o.graceHours } }),
     );
+  registerCaspCommands(program, found);
+  registerListCommands(program, found);
   return program;
 }
 
@@ -127,6 +140,8 @@ async function main(argv: string[]): Promise<number> {
     await program.parseAsync(argv, { from: 'user' });
   } catch (e) {
     const code = (e as { exitCode?: number }).exitCode;
+    // Commander reports its own errors; anything else (an unreadable file) is reported here.
+    if (code === undefined) process.stderr.write(`${JSON.stringify({ error: (e as Error).message })}\n`);
     return code === 0 ? 0 : 1;
   }
   if (!inv) {

@@ -9,6 +9,9 @@ import { AppError } from '../errors.ts';
 import type { CaspDirectoryRepo } from '../storage/casp-directory.repo.ts';
 import type { OperatorAuditRepo } from '../storage/operator-audit.repo.ts';
 
+/** Largest CSV an import takes (in characters; the CLI checks the file's bytes against the same figure). */
+export const CASP_IMPORT_MAX_CHARS = 64 * 1024 * 1024;
+
 /** The directory as this process holds it, and the import it came from (0: none yet). */
 export interface CaspSnapshot extends CaspDirectory {
   readonly version: number;

@@ -58,6 +58,26 @@ export function createClientsService(deps: {
       if (deps.cacheMs > 0) cache.set(clientId, { row, until: t + deps.cacheMs });
       return row;
     },
+    /** Adds a compliance officer to whom the client's new cases are assigned. */
+    async addOfficer(clientId: string, officer: string, actor: string) {
+      if (!(await deps.clients.get(clientId)))
+        throw new AppError('NOT_FOUND', `client ${clientId} not found`);
+      const added = await deps.clients.addOfficer(clientId, officer);
+      if (added)
+        await deps.audit.record({ client_id: clientId, actor, action: 'officer.added', subject: officer });
+      return { client_id: clientId, officers: await deps.clients.officers(clientId) };
+    },
+    async removeOfficer(clientId: string, officer: string, actor: string) {
+      if (!(await deps.clients.removeOfficer(clientId, officer)))
+        throw new AppError('NOT_FOUND', `officer ${officer} not found for client ${clientId}`);
+      await deps.audit.record({ client_id: clientId, actor, action: 'officer.removed', subject: officer });
+      return { client_id: clientId, officers: await deps.clients.officers(clientId) };
+    },
+    async officers(clientId: string) {
+      if (!(await deps.clients.get(clientId)))
+        throw new AppError('NOT_FOUND', `client ${clientId} not found`);
+      return { client_id: clientId, officers: await deps.clients.officers(clientId) };
+    },
     count: () => deps.clients.count(),
   };
 }

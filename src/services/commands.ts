@@ -1,8 +1,10 @@
 import { type Static, type TSchema, Type } from 'typebox';
 import { Value } from 'typebox/value';
 import { AppError } from '../errors.ts';
+import { CASP_IMPORT_MAX_CHARS, type CaspDirectoryService } from './casp-directory.service.ts';
 import type { ClientsService } from './clients.service.ts';
 import type { KeysService } from './keys.service.ts';
+import type { SanctionsListsService } from './sanctions-lists.service.ts';
 
 /**
  * Operator commands, shared by the CLI (working on the store itself) and the server's operator API
@@ -12,6 +14,8 @@ export interface CommandDeps {
   migrate: () => Promise<string[]>;
   clients: ClientsService;
   keys: KeysService;
+  casps: Pick<CaspDirectoryService, 'import'>;
+  lists: Pick<SanctionsListsService, 'import' | 'status'>;
 }
 
 interface Command<S extends TSchema> {
@@ -23,6 +27,19 @@ const command = <S extends TSchema>(c: Command<S>) => c as unknown as Command<TS
 const Str = Type.String({ minLength: 1, maxLength: 256 });
 
 export const COMMANDS: Record<string, Command<TSchema>> = {
+  'lists.import': command({
+    args: Type.Object({
+      source: Type.Union([Type.Literal('ofac'), Type.Literal('eu'), Type.Literal('un')]),
+      // File contents as text: the CLI reads the files, so this also works through the operator API.
+      files: Type.Array(Type.Object({ name: Str, content: Type.String() }), { minItems: 1, maxItems: 8 }),
+      published_at: Type.Optional(Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}([T ].*)?$' })),
+    }),
+    run: (d, a, actor) => d.lists.import(a, actor),
+  }),
+  'lists.status': command({
+    args: Type.Object({}),
+    run: (d) => d.lists.status(),
+  }),
   migrate: command({
     args: Type.Object({}),
     run: async (d) => ({ applied: await d.migrate() }),
@@ -38,6 +55,18 @@ export const COMMANDS: Record<string, Command<TSchema>> = {
   'clients.settings': command({
     args: Type.Object({ client_id: Str, settings: Type.Record(Type.String(), Type.Unknown()) }),
     run: (d, a, actor) => d.clients.setSettings(a.client_id, a.settings, actor),
+  }),
+  'officers.add': command({
+    args: Type.Object({ client_id: Str, officer: Str }),
+    run: (d, a, actor) => d.clients.addOfficer(a.client_id, a.officer, actor),
+  }),
+  'officers.remove': command({
+    args: Type.Object({ client_id: Str, officer: Str }),
+    run: (d, a, actor) => d.clients.removeOfficer(a.client_id, a.officer, actor),
+  }),
+  'officers.list': command({
+    args: Type.Object({ client_id: Str }),
+    run: (d, a) => d.clients.officers(a.client_id),
   }),
   'keys.create': command({
     args: Type.Object({
@@ -63,6 +92,11 @@ export const COMMANDS: Record<string, Command<TSchema>> = {
   'keys.rotate': command({
     args: Type.Object({ key_id: Str, grace_hours: Type.Optional(Type.Number({ minimum: 0, maximum: 720 })) }),
     run: (d, a, actor) => d.keys.rotate(a.key_id, actor, a.grace_hours),
+  }),
+  // The CSV travels as text, so the same command works through the operator API.
+  'casps.import': command({
+    args: Type.Object({ csv: Type.String({ maxLength: CASP_IMPORT_MAX_CHARS }), source: Type.Optional(Str) }),
+    run: (d, a, actor) => d.casps.import(a.csv, { source: a.source, actor }),
   }),
 };
 

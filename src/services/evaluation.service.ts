@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { alertDueAt, caseDueAt } from '../domain/cases/due-dates.ts';
 import { evaluateEvent, UnknownRuleError } from '../domain/rules/engine.ts';
 import type { ClientRuleSettings } from '../domain/rules/settings.ts';
 import type { EvaluationSummary, TriggerType } from '../domain/rules/types.ts';
@@ -43,6 +44,65 @@ function entityTypeOf(req: EvaluationRequest): string | null {
 
 function finiteAmount(v: unknown): number | undefined {
   return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
+}
+
+const STR_RULE = 'MICA-RPT-001';
+
+/**
+ * The alert and case an evaluation opens (CONTRACT §5): a case when a triggered rule lists
+ * create_case, an alert when one has result alert; both reference the evaluation and its rules.
+ */
+function followUpsOf(
+  req: EvaluationRequest,
+  res: EvaluationResponse,
+  ctx: ClientContext,
+  actor: string,
+): EvaluationRecord['followUps'] {
+  if (!res.should_create_case && !res.should_alert) return undefined;
+  const created = new Date(res.timestamp);
+  const calendar = { timeZone: ctx.settings.time_zone, isHoliday: ctx.isHoliday };
+  const triggered = res.results.filter((r) => r.triggered);
+  const ruleIds = triggered.map((r) => r.rule_id);
+  const caseRules = triggered
+    .filter((r) => r.actions_to_execute.includes('create_case'))
+    .map((r) => r.rule_id);
+  const data = req.data;
+  const text = (v: unknown) => (typeof v === 'string' ? v : null);
+  const newCase = res.should_create_case
+    ? {
+        id: randomUUID(),
+        client_id: req.client_id,
+        reason: `Evaluation ${res.evaluation_id}: ${caseRules.join(', ')}`,
+        is_str: caseRules.includes(STR_RULE),
+        rule_ids: ruleIds,
+        evaluation_id: res.evaluation_id,
+        due_at: caseDueAt(created, calendar).toISOString(),
+        created_at: res.timestamp,
+        actor,
+      }
+    : undefined;
+  const severity = res.highest_severity ?? 'medium';
+  const alert = res.should_alert
+    ? {
+        id: randomUUID(),
+        client_id: req.client_id,
+        severity,
+        source: 'evaluation',
+        event: req.trigger_type,
+        vendor_object_id: null,
+        customer_id: text(data.customer_id) ?? text(data.originator_customer_id),
+        transaction_id: req.trigger_type === 'transaction' ? (req.trigger_entity_id ?? null) : null,
+        evaluation_id: res.evaluation_id,
+        case_id: newCase?.id ?? null,
+        rule_ids: triggered.filter((r) => r.result === 'alert').map((r) => r.rule_id),
+        due_at: alertDueAt(severity, created, calendar).toISOString(),
+        created_at: res.timestamp,
+        payload: null,
+        headers: null,
+        actor,
+      }
+    : undefined;
+  return { case: newCase, alert };
 }
 
 /** The engine's refusal of a manual selection is the caller's error (400), not ours. */
@@ -135,6 +195,7 @@ export function createEvaluationService(deps: {
         rule_ids: outcome.results.map((r) => r.rule_id),
         requestJson: JSON.stringify(req),
         responseJson,
+        followUps: followUpsOf(req, response, ctx, evaluatorId ?? `key:${principal.keyId}`),
         customerTransaction: countsInWindow
           ? {
               transaction_id: transactionId,

@@ -85,7 +85,6 @@ export function createCaspDirectoryRepo(db: Db) {
           return { version: latest ? Number(latest.id) : 0, entries };
         });
     },
-
   };
 }
 export type CaspDirectoryRepo = ReturnType<typeof createCaspDirectoryRepo>;

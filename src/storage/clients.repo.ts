@@ -32,6 +32,33 @@ export function createClientsRepo(db: Db) {
         .executeTakeFirst();
       return res !== undefined;
     },
+    async addOfficer(clientId: string, officer: string): Promise<boolean> {
+      const res = await db
+        .insertInto('compliance_officers')
+        .values({ client_id: clientId, officer })
+        .onConflict((oc) => oc.columns(['client_id', 'officer']).doNothing())
+        .returning('officer')
+        .executeTakeFirst();
+      return res !== undefined;
+    },
+    async removeOfficer(clientId: string, officer: string): Promise<boolean> {
+      const res = await db
+        .deleteFrom('compliance_officers')
+        .where('client_id', '=', clientId)
+        .where('officer', '=', officer)
+        .returning('officer')
+        .executeTakeFirst();
+      return res !== undefined;
+    },
+    async officers(clientId: string): Promise<string[]> {
+      const rows = await db
+        .selectFrom('compliance_officers')
+        .select('officer')
+        .where('client_id', '=', clientId)
+        .orderBy('officer')
+        .execute();
+      return rows.map((r) => r.officer);
+    },
     async count(): Promise<number> {
       const row = await db
         .selectFrom('clients')

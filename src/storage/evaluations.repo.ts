@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from './db.ts';
+import { insertFollowUps, type NewAlert, type NewCase } from './follow-ups.repo.ts';
 
 /** One evaluation as stored: scalar columns plus the request and response JSON texts, verbatim. */
 export interface EvaluationRecord {
@@ -26,6 +27,8 @@ export interface EvaluationRecord {
   responseJson: string;
   /** The transaction to count in the customer's rolling window, when there is one. */
   customerTransaction?: { transaction_id: string; customer_id: string; amount_eur: number; blocked: boolean };
+  /** The case and alert this evaluation opens, committed in the same transaction as its audit record. */
+  followUps?: { case?: NewCase; alert?: NewAlert };
 }
 
 const SCALARS = [
@@ -80,31 +83,45 @@ function transactionsJson(records: EvaluationRecord[]): string {
   return JSON.stringify([...byKey.values()]);
 }
 
+/** The batch as one statement: a data-modifying CTE always runs, so both tables commit together. */
+async function insertEvaluations(db: Db, records: EvaluationRecord[]): Promise<void> {
+  await sql`
+    WITH batch AS (
+      SELECT * FROM json_to_recordset(${batchJson(records)}::json) AS x(
+        evaluation_id uuid, client_id text, trigger_type text, trigger_entity_type text,
+        trigger_entity_id text, customer_id text, evaluated_at timestamptz, rule_set_version text,
+        high_risk_list_date text, evaluator_id text, rules_evaluated integer, rules_triggered integer,
+        transaction_blocked boolean, alert_generated boolean, case_created boolean,
+        highest_severity text, rule_ids text[], request json, response json)
+    ), inserted AS (
+      -- A data-modifying CTE always runs, so the evaluations and the window rows commit together.
+      INSERT INTO evaluations (${sql.raw(COLUMNS)}) SELECT ${sql.raw(COLUMNS)} FROM batch
+    )
+    INSERT INTO customer_transactions (client_id, transaction_id, customer_id, amount_eur, evaluated_at, blocked)
+    SELECT client_id, transaction_id, customer_id, amount_eur, evaluated_at, blocked
+      FROM json_to_recordset(${transactionsJson(records)}::json) AS t(client_id text, transaction_id text,
+        customer_id text, amount_eur double precision, evaluated_at timestamptz, blocked boolean)
+    ON CONFLICT (client_id, transaction_id) DO UPDATE
+      SET customer_id = excluded.customer_id, amount_eur = excluded.amount_eur,
+          evaluated_at = excluded.evaluated_at, blocked = excluded.blocked
+  `.execute(db);
+}
+
 /** SQL of the evaluation audit store. */
 export function createEvaluationsRepo(db: Db) {
   return {
-    /** Writes a batch of evaluations and their window transactions in ONE statement (atomic). */
+    /**
+     * Writes a batch of evaluations, their window transactions and the cases and alerts they open,
+     * atomically. Without follow-ups the whole batch is one statement (one round trip).
+     */
     async insertBatch(records: EvaluationRecord[]): Promise<void> {
-      await sql`
-        WITH batch AS (
-          SELECT * FROM json_to_recordset(${batchJson(records)}::json) AS x(
-            evaluation_id uuid, client_id text, trigger_type text, trigger_entity_type text,
-            trigger_entity_id text, customer_id text, evaluated_at timestamptz, rule_set_version text,
-            high_risk_list_date text, evaluator_id text, rules_evaluated integer, rules_triggered integer,
-            transaction_blocked boolean, alert_generated boolean, case_created boolean,
-            highest_severity text, rule_ids text[], request json, response json)
-        ), inserted AS (
-          -- A data-modifying CTE always runs, so the evaluations and the window rows commit together.
-          INSERT INTO evaluations (${sql.raw(COLUMNS)}) SELECT ${sql.raw(COLUMNS)} FROM batch
-        )
-        INSERT INTO customer_transactions (client_id, transaction_id, customer_id, amount_eur, evaluated_at, blocked)
-        SELECT client_id, transaction_id, customer_id, amount_eur, evaluated_at, blocked
-          FROM json_to_recordset(${transactionsJson(records)}::json) AS t(client_id text, transaction_id text,
-            customer_id text, amount_eur double precision, evaluated_at timestamptz, blocked boolean)
-        ON CONFLICT (client_id, transaction_id) DO UPDATE
-          SET customer_id = excluded.customer_id, amount_eur = excluded.amount_eur,
-              evaluated_at = excluded.evaluated_at, blocked = excluded.blocked
-      `.execute(db);
+      const cases = records.flatMap((r) => (r.followUps?.case ? [r.followUps.case] : []));
+      const alerts = records.flatMap((r) => (r.followUps?.alert ? [r.followUps.alert] : []));
+      if (cases.length === 0 && alerts.length === 0) return insertEvaluations(db, records);
+      await db.transaction().execute(async (trx) => {
+        await insertEvaluations(trx, records);
+        await insertFollowUps(trx, cases, alerts);
+      });
     },
 
     /** Sum of the customer's non-blocked transactions since `since`, leaving out one transaction id. */

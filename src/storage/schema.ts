@@ -87,13 +87,65 @@ export interface MicaRuleEvaluationsView {
   high_risk_list_date: string | null;
 }
 
+export interface ComplianceOfficersTable {
+  client_id: string;
+  officer: string;
+  added_at: ColumnType<Date, Date | string | undefined, Date | string>;
+}
+
+export interface CasesTable {
+  id: string;
+  client_id: string;
+  case_number: string;
+  status: string;
+  resolution: string | null;
+  reason: string;
+  is_str: boolean;
+  str_sweep_done: boolean;
+  assignee: string | null;
+  rule_ids: string[];
+  evaluation_id: string | null;
+  due_at: Date;
+  created_at: Date;
+  updated_at: Date;
+  history: unknown;
+}
+
+export interface AlertsTable {
+  id: string;
+  client_id: string;
+  status: string;
+  resolution: string | null;
+  severity: string;
+  source: string;
+  event: string | null;
+  vendor_object_id: string | null;
+  customer_id: string | null;
+  transaction_id: string | null;
+  evaluation_id: string | null;
+  case_id: string | null;
+  rule_ids: string[];
+  due_at: Date;
+  created_at: Date;
+  updated_at: Date;
+  payload: unknown;
+  headers: unknown;
+  history: unknown;
+}
+
 export interface Database {
+  cases: CasesTable;
+  alerts: AlertsTable;
+  compliance_officers: ComplianceOfficersTable;
   clients: ClientsTable;
   api_keys: ApiKeysTable;
   operator_audit: OperatorAuditTable;
   evaluations: EvaluationsTable;
   customer_transactions: CustomerTransactionsTable;
   mica_rule_evaluations: MicaRuleEvaluationsView;
+  sanctions_lists: SanctionsListsTable;
+  sanctions_entries: SanctionsEntriesTable;
+  sanctions_addresses: SanctionsAddressesTable;
   casp_directory: CaspDirectoryTable;
   casp_directory_imports: CaspDirectoryImportsTable;
 }
@@ -114,4 +166,37 @@ export interface CaspDirectoryImportsTable {
   sha256: string;
   actor: string;
   imported_at: ColumnType<Date, Date | string | undefined, Date | string>;
+}
+
+/** One row per held sanctions list (migration 002); `version` grows with every import. */
+export interface SanctionsListsTable {
+  source: 'ofac' | 'eu' | 'un';
+  version: number;
+  published_at: string | null;
+  imported_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  imported_by: string;
+  entry_count: number;
+  alias_count: number;
+  address_count: number;
+  screenable_address_count: number;
+  files: ColumnType<string[], string, string>;
+}
+
+export interface SanctionsEntriesTable {
+  source: string;
+  entry_id: string;
+  name: string;
+  entry_type: string;
+  programs: ColumnType<string[], string, string>;
+  aliases: ColumnType<string[], string, string>;
+}
+
+export interface SanctionsAddressesTable {
+  id: Generated<number>;
+  source: string;
+  entry_id: string;
+  ticker: string;
+  address: string;
+  scope: string;
+  match_key: string;
 }

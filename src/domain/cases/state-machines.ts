@@ -130,7 +130,8 @@ export function transition<K extends ItemKind>(
   if (to === undefined) return { ok: false, error: 'INVALID_TRANSITION', allowed: [...allowed] };
 
   const accepted = resolutionsFor(kind, to);
-  const given = req.resolution === undefined || req.resolution === null || req.resolution === '' ? null : req.resolution;
+  const given =
+    req.resolution === undefined || req.resolution === null || req.resolution === '' ? null : req.resolution;
   let resolution: ResolutionOf<K> | null = null;
   if (accepted.length > 0) {
     if (given === null) return { ok: false, error: 'RESOLUTION_REQUIRED', allowed: accepted };

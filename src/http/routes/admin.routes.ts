@@ -1,5 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { CASP_IMPORT_MAX_CHARS } from '../../services/casp-directory.service.ts';
+import { LIST_IMPORT_MAX_BYTES } from '../../services/sanctions-lists.service.ts';
 import { NestedError } from '../schemas/common.schema.ts';
 
 /**
@@ -15,6 +17,9 @@ export const adminRoutes =
       '/api/admin/commands/:name',
       {
         config: { auth: 'operator', errorFormat: 'nested' },
+        // Imports (casps import: up to 64 MiB; lists import: up to 128 MiB of files) carry their
+        // files as JSON strings, and escaping can double them.
+        bodyLimit: Math.max(2 * CASP_IMPORT_MAX_CHARS, 2 * LIST_IMPORT_MAX_BYTES) + 1024 * 1024,
         schema: {
           hide: true,
           params: Type.Object({ name: Type.String({ maxLength: 64 }) }),

@@ -52,7 +52,7 @@ export const evaluateRoutes =
   };
 
 /** The evaluator recorded with the audit rows: the key, and the named actor when one is given. */
-function actorOf(req: {
+export function actorOf(req: {
   principal?: { keyId: string; officer: string | null };
   headers: Record<string, unknown>;
 }) {

@@ -1,12 +1,16 @@
 import { type Migration, type MigrationProvider, Migrator } from 'kysely';
 import type { Db } from '../db.ts';
 import * as m001 from './001-foundation.ts';
+import * as m002 from './002-sanctions-lists.ts';
 import * as m003 from './003-casp-directory.ts';
+import * as m004 from './004-alerts-cases.ts';
 
 /** Migrations are compiled in, so a fresh clone migrates without reading a folder at run time. */
 const MIGRATIONS: Record<string, Migration> = {
   '001-foundation': m001,
+  '002-sanctions-lists': m002,
   '003-casp-directory': m003,
+  '004-alerts-cases': m004,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

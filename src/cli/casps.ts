@@ -1,0 +1,31 @@
+import { readFileSync, statSync } from 'node:fs';
+import { basename } from 'node:path';
+import type { Command } from 'commander';
+import { CASP_IMPORT_MAX_CHARS } from '../services/casp-directory.service.ts';
+
+/** Reads an import file as text, refusing one the import would refuse anyway. */
+export function readImportFile(file: string): string {
+  let size: number;
+  try {
+    size = statSync(file).size;
+  } catch (e) {
+    throw new Error(`cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+  if (size > CASP_IMPORT_MAX_CHARS) throw new Error(`${file} is larger than 64 MiB`);
+  return readFileSync(file, 'utf8');
+}
+
+/** `casps import <file>`: the CLI reads the file and sends its text, so it works through a server too. */
+export function registerCaspCommands(
+  program: Command,
+  found: (inv: { name: string; args: Record<string, unknown> }) => void,
+): void {
+  const casps = program.command('casps').description('the CASP directory (travel-rule counterparties)');
+  casps
+    .command('import <file>')
+    .description('replace the directory with a CSV (header with at least lei,name,country)')
+    .option('--source <name>', 'recorded name of the source (default: the file name)')
+    .action((file: string, o: { source?: string }) =>
+      found({ name: 'casps.import', args: { csv: readImportFile(file), source: o.source ?? basename(file) } }),
+    );
+}

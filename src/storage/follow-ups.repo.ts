@@ -1,0 +1,141 @@
+import { sql } from 'kysely';
+import { type OfficerLoad, pickOfficer } from '../domain/cases/assignment.ts';
+import { formatCaseNumber } from '../domain/cases/case-number.ts';
+import type { Db } from './db.ts';
+
+/** A case to open, before it has a number and an assignee (given inside the transaction). */
+export interface NewCase {
+  id: string;
+  client_id: string;
+  reason: string;
+  is_str: boolean;
+  rule_ids: string[];
+  evaluation_id: string | null;
+  due_at: string;
+  created_at: string;
+  actor: string;
+}
+
+/** An alert to open; `case_id` links it to a case opened with it. */
+export interface NewAlert {
+  id: string;
+  client_id: string;
+  severity: string;
+  source: string;
+  event: string | null;
+  vendor_object_id: string | null;
+  customer_id: string | null;
+  transaction_id: string | null;
+  evaluation_id: string | null;
+  case_id: string | null;
+  rule_ids: string[];
+  due_at: string;
+  created_at: string;
+  payload: unknown;
+  headers: Record<string, string> | null;
+  actor: string;
+}
+
+export interface OpenedCase {
+  id: string;
+  case_number: string;
+  assignee: string | null;
+}
+
+/**
+ * Takes `count` case numbers for a client and year. The counter row is locked until the
+ * transaction ends, so numbers are unique and, since a rollback undoes the increment, gap-free.
+ */
+async function reserveSequence(trx: Db, clientId: string, year: number, count: number): Promise<number> {
+  const row = await sql<{ last_seq: number }>`
+    INSERT INTO case_counters (client_id, year, last_seq) VALUES (${clientId}, ${year}, ${count})
+    ON CONFLICT (client_id, year) DO UPDATE SET last_seq = case_counters.last_seq + ${count}
+    RETURNING last_seq`.execute(trx);
+  return Number(row.rows[0]!.last_seq) - count + 1;
+}
+
+/** The client's officers with their open-case counts. */
+async function officerLoad(trx: Db, clientId: string): Promise<OfficerLoad[]> {
+  const rows = await sql<{ officer: string; open: number }>`
+    SELECT o.officer, count(c.id)::int AS open
+      FROM compliance_officers o
+      LEFT JOIN cases c ON c.client_id = o.client_id AND c.assignee = o.officer AND c.status <> 'closed'
+     WHERE o.client_id = ${clientId}
+     GROUP BY o.officer`.execute(trx);
+  return rows.rows.map((r) => ({ name: r.officer, openCases: Number(r.open) }));
+}
+
+/** Next officer by the fewest-open-cases rule, counting the cases handed out in this batch. */
+function takeOfficer(load: OfficerLoad[]): string | null {
+  const best = pickOfficer(load);
+  if (!best) return null;
+  best.openCases++;
+  return best.name;
+}
+
+/** Opens cases and alerts inside the caller's transaction; a batch costs a few statements, not a few per row. */
+export async function insertFollowUps(trx: Db, cases: NewCase[], alerts: NewAlert[]): Promise<OpenedCase[]> {
+  const opened: OpenedCase[] = [];
+  const caseRows: object[] = [];
+  const byClientYear = new Map<string, NewCase[]>();
+  for (const c of cases) {
+    const key = `${c.client_id}\u0000${new Date(c.created_at).getUTCFullYear()}`;
+    const list = byClientYear.get(key) ?? [];
+    list.push(c);
+    byClientYear.set(key, list);
+  }
+  const loads = new Map<string, OfficerLoad[]>();
+  for (const [key, list] of byClientYear) {
+    const [clientId, yearText] = key.split('\u0000') as [string, string];
+    const year = Number(yearText);
+    const first = await reserveSequence(trx, clientId, year, list.length);
+    let load = loads.get(clientId);
+    if (!load) {
+      load = await officerLoad(trx, clientId);
+      loads.set(clientId, load);
+    }
+    list.forEach((c, i) => {
+      const case_number = formatCaseNumber(year, first + i);
+      const assignee = takeOfficer(load);
+      opened.push({ id: c.id, case_number, assignee });
+      caseRows.push({
+        ...c,
+        case_number,
+        assignee,
+        status: 'open',
+        updated_at: c.created_at,
+        history: [{ at: c.created_at, actor: c.actor, from: null, to: 'open', note: c.reason }],
+      });
+    });
+  }
+  if (caseRows.length > 0)
+    await sql`
+      INSERT INTO cases (id, client_id, case_number, status, reason, is_str, assignee, rule_ids, evaluation_id,
+                         due_at, created_at, updated_at, history)
+      SELECT id, client_id, case_number, status, reason, is_str, assignee, rule_ids, evaluation_id,
+             due_at, created_at, updated_at, history
+        FROM json_to_recordset(${JSON.stringify(caseRows)}::json) AS x(id uuid, client_id text, case_number text,
+             status text, reason text, is_str boolean, assignee text, rule_ids text[], evaluation_id uuid,
+             due_at timestamptz, created_at timestamptz, updated_at timestamptz, history jsonb)`.execute(trx);
+  if (alerts.length > 0) {
+    const alertRows = alerts.map((a) => ({
+      ...a,
+      status: 'open',
+      updated_at: a.created_at,
+      history: [{ at: a.created_at, actor: a.actor, from: null, to: 'open', note: null }],
+    }));
+    await sql`
+      INSERT INTO alerts (id, client_id, status, severity, source, event, vendor_object_id, customer_id,
+                          transaction_id, evaluation_id, case_id, rule_ids, due_at, created_at, updated_at,
+                          payload, headers, history)
+      SELECT id, client_id, status, severity, source, event, vendor_object_id, customer_id, transaction_id,
+             evaluation_id, case_id, rule_ids, due_at, created_at, updated_at, payload, headers, history
+        FROM json_to_recordset(${JSON.stringify(alertRows)}::json) AS x(id uuid, client_id text, status text,
+             severity text, source text, event text, vendor_object_id text, customer_id text,
+             transaction_id text, evaluation_id uuid, case_id uuid, rule_ids text[], due_at timestamptz,
+             created_at timestamptz, updated_at timestamptz, payload jsonb, headers jsonb, history jsonb)`.execute(
+      trx,
+    );
+  }
+  return opened;
+}

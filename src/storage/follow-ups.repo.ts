@@ -85,7 +85,9 @@ export async function insertFollowUps(trx: Db, cases: NewCase[], alerts: NewAler
     byClientYear.set(key, list);
   }
   const loads = new Map<string, OfficerLoad[]>();
-  for (const [key, list] of byClientYear) {
+  // Counter rows are locked in one global order, so two concurrent batches cannot deadlock.
+  for (const key of [...byClientYear.keys()].sort()) {
+    const list = byClientYear.get(key)!;
     const [clientId, yearText] = key.split('\u0000') as [string, string];
     const year = Number(yearText);
     const first = await reserveSequence(trx, clientId, year, list.length);

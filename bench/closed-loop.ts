@@ -13,6 +13,8 @@ export interface ClosedLoopResult {
   non2xx: number;
   errors: number;
   timeouts: number;
+  /** Count of each status code answered. */
+  statusCodes: Record<string, number>;
   latency: { p50: number; p97_5: number; p99: number; max: number; mean: number };
 }
 
@@ -56,6 +58,9 @@ export async function runClosedLoop(opts: ClosedLoopOptions): Promise<ClosedLoop
     non2xx: r.non2xx,
     errors: r.errors,
     timeouts: r.timeouts,
+    statusCodes: Object.fromEntries(
+      Object.entries(r.statusCodeStats ?? {}).map(([k, v]) => [k, v.count ?? 0]),
+    ),
     latency: {
       p50: r.latency.p50,
       p97_5: r.latency.p97_5,

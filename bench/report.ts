@@ -1,9 +1,11 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, release, totalmem } from 'node:os';
+import { join } from 'node:path';
 import type { ClosedLoopResult } from './closed-loop.ts';
 import type { CpuUse } from './cpu.ts';
 import type { PacedResult, Percentiles } from './paced.ts';
 import { CUSTOMER_POOL, transactionBody } from './payload.ts';
+import { ROOT } from './processes.ts';
 
 export interface Settings {
   durationS: number;
@@ -52,6 +54,28 @@ export interface Machine {
   date: string;
   postgres?: string;
   loadAvgEnd?: number;
+  /** The commit checked out (read from .git, without running git); the working tree may differ. */
+  commit?: string;
+}
+
+function headCommit(): string | undefined {
+  const gitDir = join(ROOT, '.git');
+  try {
+    const head = readFileSync(join(gitDir, 'HEAD'), 'utf8').trim();
+    if (!head.startsWith('ref:')) return head.slice(0, 12);
+    const ref = head.slice(4).trim();
+    try {
+      return readFileSync(join(gitDir, ref), 'utf8').trim().slice(0, 12);
+    } catch {
+      const packed = readFileSync(join(gitDir, 'packed-refs'), 'utf8');
+      return packed
+        .split('\n')
+        .find((l) => l.endsWith(` ${ref}`))
+        ?.slice(0, 12);
+    }
+  } catch {
+    return undefined;
+  }
 }
 
 /** Targets the service is held to. */
@@ -73,6 +97,7 @@ export function machineInfo(postgres?: string): Machine {
     kernel: release(),
     date: new Date().toISOString(),
     postgres,
+    commit: headCommit(),
   };
 }
 
@@ -115,6 +140,7 @@ export function writeResults(
   w(`| Memory | ${f(m.memGiB)} GiB |`);
   w(`| Node | ${m.node} |`);
   w(`| Kernel | ${m.kernel} |`);
+  w(`| Code | commit ${m.commit ?? 'unknown'} plus whatever was uncommitted in src/ at run time |`);
   if (m.postgres)
     w(
       `| PostgreSQL | ${m.postgres} (local, same machine, default durability: fsync and synchronous_commit on) |`,

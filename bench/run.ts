@@ -23,7 +23,6 @@ import {
   startNode,
   stop,
   stopAll,
-  waitForOutput,
   waitHealthy,
 } from './processes.ts';
 import { machineInfo, type Settings, type TargetResult, writeResults } from './report.ts';
@@ -83,23 +82,54 @@ function profileArgs(profileDir: string | undefined): string[] {
   return profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [];
 }
 
-/** The real server on a fresh embedded store; the demo seed prints the API key on first start. */
+/**
+ * Limits far above anything the bench can send: the per-client rate limiter stays on the request
+ * path (its cost is measured) but never refuses.
+ */
+const BENCH_SETTINGS = JSON.stringify({
+  rate_limits: { per_minute: 100_000_000, burst_per_minute: 100_000_000, per_day: 1_000_000_000 },
+});
+
+/**
+ * Creates the client `bench` (high rate limits), two compliance officers for its cases and an API
+ * key, with the operator CLI: directly on the database when DATABASE_URL is set, else through the
+ * running server that holds the embedded store.
+ */
+async function createBenchClient(cliEnv: Record<string, string>): Promise<string> {
+  const cli = (args: string[]) =>
+    runNode(`mica ${args.slice(0, 2).join(' ')}`, 'src/cli/main.ts', args, cliEnv);
+  await cli(['clients', 'create', 'bench', '--name', 'Bench CASP', '--settings', BENCH_SETTINGS]);
+  const [created] = await Promise.all([
+    cli(['keys', 'create', 'bench']),
+    ...['officer-a', 'officer-b'].map((o) =>
+      cli(['officers', 'add', 'bench', o]).catch((e) =>
+        log(`officers add failed (cases stay unassigned): ${e}`),
+      ),
+    ),
+  ]);
+  const key = (JSON.parse(created) as { key?: unknown }).key;
+  if (typeof key !== 'string') throw new Error(`keys create printed no key: ${created}`);
+  return key;
+}
+
+/** The real server on a fresh embedded store (PGlite); the client is made through it with the CLI. */
 async function startEmbedded(profileDir?: string): Promise<Server> {
   const dataDir = tempDir('mica-bench-');
   const port = await freePort();
+  const env = { MICA_DATA_DIR: dataDir, DATABASE_URL: '', LOG_LEVEL: 'warn' };
   const child = startNode(
     'server (embedded)',
     'src/main.ts',
-    { ...realServerEnv(port, dataDir), MICA_DEMO_SEED: 'true', DATABASE_URL: '' },
+    { ...realServerEnv(port, dataDir), ...env, MICA_DEMO_SEED: 'false' },
     profileArgs(profileDir),
   );
   const origin = `http://127.0.0.1:${port}`;
   await waitHealthy(child, origin);
-  const key = await waitForOutput(child, /(mica_live_[A-Za-z0-9_-]+)/);
+  const key = await createBenchClient(env);
   return {
     child,
     origin,
-    clientId: 'demo',
+    clientId: 'bench',
     key,
     count: async (ids) => {
       const idsFile = join(dataDir, 'answered-ids.json');
@@ -113,22 +143,11 @@ async function startEmbedded(profileDir?: string): Promise<Server> {
   };
 }
 
-/** The real server on the `mica_bench` database; the client and key are made with the operator CLI. */
+/** The real server on the `mica_bench` database; the client is made directly on it with the CLI. */
 async function startPostgres(profileDir?: string): Promise<Server> {
   const url = await resetBenchDatabase();
-  const cliEnv = { DATABASE_URL: url, LOG_LEVEL: 'warn' };
-  await runNode(
-    'mica clients create',
-    'src/cli/main.ts',
-    ['clients', 'create', 'bench', '--name', 'Bench CASP'],
-    cliEnv,
-  );
-  const created = JSON.parse(
-    await runNode('mica keys create', 'src/cli/main.ts', ['keys', 'create', 'bench'], cliEnv),
-  );
-  if (typeof created.key !== 'string')
-    throw new Error(`keys create printed no key: ${JSON.stringify(created)}`);
   const dataDir = tempDir('mica-bench-');
+  const key = await createBenchClient({ DATABASE_URL: url, MICA_DATA_DIR: dataDir, LOG_LEVEL: 'warn' });
   const port = await freePort();
   const child = startNode(
     'server (postgres)',
@@ -142,7 +161,7 @@ async function startPostgres(profileDir?: string): Promise<Server> {
     child,
     origin,
     clientId: 'bench',
-    key: created.key,
+    key,
     count: (ids) => countStored(url, ids),
     cleanup: () => rmSync(dataDir, { recursive: true, force: true }),
   };
@@ -176,6 +195,10 @@ async function measure(name: TargetResult['name'], start: () => Promise<Server>)
     const before = memoryOf(srv.child.pid);
     log(`${name}: closed loop warm-up ${settings.warmupS}s`);
     const warm = await runClosedLoop({ ...closedOpts, durationS: settings.warmupS });
+    if (warm.non2xx > 0 || warm.errors > 0)
+      throw new Error(
+        `warm-up: ${warm.non2xx} non-2xx answers and ${warm.errors} errors (status codes ${JSON.stringify(warm.statusCodes)})`,
+      );
     log(`${name}: closed loop ${settings.durationS}s with ${settings.connections} connections`);
     const c0 = cpuSnapshot(srv.child.pid, withPostgres);
     const closed: ClosedLoopResult = await runClosedLoop({ ...closedOpts, durationS: settings.durationS });

@@ -7,11 +7,13 @@ import type { Deps } from './deps.ts';
 import { registerAuth } from './http/plugins/auth.ts';
 import { registerErrorHandler } from './http/plugins/error-handler.ts';
 import { registerJsonBody } from './http/plugins/json-body.ts';
+import { registerClientRateLimit } from './http/plugins/rate-limit.ts';
 import { adminRoutes } from './http/routes/admin.routes.ts';
 import { cacheRoutes } from './http/routes/cache.routes.ts';
 import { evaluateRoutes } from './http/routes/evaluate.routes.ts';
 import { healthRoutes } from './http/routes/health.routes.ts';
 import { rulesRoutes } from './http/routes/rules.routes.ts';
+import { screeningRoutes } from './http/routes/screening.routes.ts';
 import { travelRuleRoutes } from './http/routes/travel-rule.routes.ts';
 import { FlatError, NestedError } from './http/schemas/common.schema.ts';
 import { validatorCompiler } from './http/validation.ts';
@@ -60,6 +62,12 @@ export async function buildApp(deps: Deps, opts: { logger?: Logger | false } = {
     operatorToken: deps.operatorToken,
   });
 
+  registerClientRateLimit(app, {
+    limiter: deps.rateLimiter,
+    limitsFor: deps.limitsFor,
+    onRejected: (scope) => deps.metrics.rateLimitRejections.inc({ scope }),
+  });
+
   await app.register(swagger, {
     openapi: {
       openapi: '3.0.3',
@@ -81,6 +89,7 @@ export async function buildApp(deps: Deps, opts: { logger?: Logger | false } = {
   await app.register(evaluateRoutes({ evaluation: deps.evaluation }));
   await app.register(rulesRoutes({ clientContext: deps.clientContext }));
   await app.register(travelRuleRoutes({ travelRule: deps.travelRule }));
+  await app.register(screeningRoutes({ screening: deps.screening, breakers: deps.vendors.breakers }));
   await app.register(cacheRoutes({ cacheStats: deps.cacheStats }));
   await app.register(adminRoutes({ commands: deps.commands }));
   return app;

@@ -20,7 +20,24 @@ const EnvSchema = Type.Object({
   AUDIT_MAX_BATCH: Type.Integer({ minimum: 1, maximum: 5000, default: 512 }),
   /** How long a key or client lookup is trusted before the database is asked again. */
   AUTH_CACHE_MS: Type.Integer({ minimum: 0, default: 1000 }),
+  /** Limits of a client whose settings set none (CONTRACT: 100/min, bursts to 200/min, 10,000/day). */
+  RATE_LIMIT_PER_MINUTE: Type.Integer({ minimum: 1, default: 100 }),
+  RATE_LIMIT_BURST_PER_MINUTE: Type.Integer({ minimum: 1, default: 200 }),
+  RATE_LIMIT_PER_DAY: Type.Integer({ minimum: 1, default: 10_000 }),
   MICA_DEMO_SEED: Type.Union([Type.Literal('true'), Type.Literal('false')], { default: 'true' }),
+  /** Wallet-screening vendors (CONTRACT §7): a vendor is used when its URL is set. */
+  VENDOR_A_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
+  VENDOR_A_KEY: Type.Optional(Type.String()),
+  VENDOR_B_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
+  VENDOR_B_KEY: Type.Optional(Type.String()),
+  VENDOR_C_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
+  VENDOR_C_KEY: Type.Optional(Type.String()),
+  /** Per-call vendor timeout; a call that takes longer is aborted and counts as a failure. */
+  VENDOR_TIMEOUT_MS: Type.Integer({ minimum: 1, default: 2000 }),
+  /** Circuit-breaker recovery time (the spec's 30 s; shorter only in tests). */
+  BREAKER_RECOVERY_MS: Type.Integer({ minimum: 1, default: 30_000 }),
+  /** How often, at most, the stored sanctions-list versions are checked for an import made elsewhere. */
+  SANCTIONS_REFRESH_MS: Type.Integer({ minimum: 0, default: 5000 }),
 });
 
 export type Config = Readonly<

@@ -4,19 +4,24 @@ import type { Logger } from 'pino';
 import { createMemoryCache } from './cache/memory.cache.ts';
 import { createRedisCache } from './cache/redis.cache.ts';
 import type { Config } from './config.ts';
-import { resolveRuleSettings } from './domain/rules/settings.ts';
 import { AppError } from './errors.ts';
 import { createMetrics } from './observability/metrics.ts';
+import { createCacheStatsService } from './services/cache-stats.service.ts';
+import { createCaspDirectoryService } from './services/casp-directory.service.ts';
 import { createClientContextResolver } from './services/client-context.ts';
+import { validateClientSettings } from './services/client-settings.ts';
 import { createClientsService } from './services/clients.service.ts';
 import { type CommandDeps, runCommand } from './services/commands.ts';
 import { createEvaluationService } from './services/evaluation.service.ts';
 import { createKeysService } from './services/keys.service.ts';
-import { createCacheStatsService } from './services/cache-stats.service.ts';
-import { createCaspDirectoryService } from './services/casp-directory.service.ts';
+import { createRateLimitService } from './services/rate-limit.service.ts';
 import { createTravelRuleService } from './services/travel-rule.service.ts';
-import { createCaspDirectoryRepo } from './storage/casp-directory.repo.ts';
+import { createSanctionsListsService } from './services/sanctions-lists.service.ts';
+import { createScreeningService } from './services/screening.service.ts';
+import { createSanctionsListsRepo } from './storage/sanctions-lists.repo.ts';
+import { createVendors } from './vendors/index.ts';
 import { createAuditWriter } from './storage/audit-writer.ts';
+import { createCaspDirectoryRepo } from './storage/casp-directory.repo.ts';
 import { createClientsRepo } from './storage/clients.repo.ts';
 import { type DatabaseHandle, openDatabase } from './storage/db.ts';
 import { createEvaluationsRepo } from './storage/evaluations.repo.ts';
@@ -36,7 +41,8 @@ export async function createDeps(
   if (!opts.skipMigrations) await migrateToLatest(db);
 
   const metrics = createMetrics();
-  const cache = config.REDIS_URL ? createRedisCache(config.REDIS_URL) : createMemoryCache();
+  const redisCache = config.REDIS_URL ? createRedisCache(config.REDIS_URL) : undefined;
+  const cache = redisCache ?? createMemoryCache();
 
   const clientsRepo = createClientsRepo(db);
   const operatorAudit = createOperatorAuditRepo(db);
@@ -48,7 +54,7 @@ export async function createDeps(
     cacheMs: config.AUTH_CACHE_MS,
     validateSettings: (s) => {
       try {
-        resolveRuleSettings(s);
+        validateClientSettings(s);
       } catch (e) {
         throw new AppError('INVALID_REQUEST', `invalid settings: ${(e as Error).message}`);
       }
@@ -60,7 +66,24 @@ export async function createDeps(
     audit: operatorAudit,
     cacheMs: config.AUTH_CACHE_MS,
   });
-  const clientContext = createClientContextResolver({ getClient: (id) => clients.get(id) });
+  const defaultLimits = {
+    per_minute: config.RATE_LIMIT_PER_MINUTE,
+    burst_per_minute: Math.max(config.RATE_LIMIT_BURST_PER_MINUTE, config.RATE_LIMIT_PER_MINUTE),
+    per_day: config.RATE_LIMIT_PER_DAY,
+  };
+  const clientContext = createClientContextResolver({ getClient: (id) => clients.get(id), defaultLimits });
+  let lastFallbackLog = 0;
+  const rateLimiter = createRateLimitService({
+    redis: redisCache?.client,
+    onFallback: (err) => {
+      metrics.rateLimitFallbacks.inc();
+      // One line per minute is enough to tell an operator the shared limiter is down.
+      if (Date.now() - lastFallbackLog > 60_000) {
+        lastFallbackLog = Date.now();
+        opts.logger?.warn({ err }, 'rate limiter store failed; limiting in process');
+      }
+    },
+  });
 
   const auditWriter = createAuditWriter({
     insertBatch: (records) => evaluationsRepo.insertBatch(records),
@@ -97,7 +120,26 @@ export async function createDeps(
     onCacheError: (err) => opts.logger?.warn({ err }, 'travel-rule cache unavailable; validating uncached'),
   });
 
-  const commandDeps: CommandDeps = { migrate: () => migrateToLatest(db), clients, keys, casps };
+  const lists = createSanctionsListsService({
+    repo: createSanctionsListsRepo(db),
+    audit: operatorAudit,
+    refreshMs: config.SANCTIONS_REFRESH_MS,
+    onError: (err) => opts.logger?.error({ err }, 'sanctions list reload failed; the held lists stay'),
+  });
+  const vendors = createVendors(config, {
+    onError: (err) => opts.logger?.warn({ err }, 'circuit-breaker store unavailable'),
+  });
+  const screening = createScreeningService({
+    lists,
+    vendors,
+    evaluation,
+    clientContext,
+    cache,
+    stats: cacheStats,
+    onCacheError: (err) => opts.logger?.warn({ err }, 'wallet-screening cache unavailable; screening uncached'),
+  });
+
+  const commandDeps: CommandDeps = { migrate: () => migrateToLatest(db), clients, keys, casps, lists };
   // The operator token of this process: configured, or made at start for the CLI to find.
   const operatorToken = config.MICA_OPERATOR_TOKEN ?? randomBytes(24).toString('base64url');
 
@@ -110,12 +152,17 @@ export async function createDeps(
     clients,
     keys,
     clientContext,
+    rateLimiter,
+    limitsFor: async (clientId: string) => (await clientContext(clientId))?.rateLimits ?? defaultLimits,
     evaluation,
     auditWriter,
     operatorAudit,
     casps,
     cacheStats,
     travelRule,
+    lists,
+    vendors,
+    screening,
     operatorToken: () => operatorToken,
     commands: (name: string, args: unknown, actor: string) => runCommand(commandDeps, name, args, actor),
     readinessChecks: {
@@ -127,6 +174,7 @@ export async function createDeps(
     /** Flushes pending audit batches, then closes the store. */
     async close() {
       await auditWriter.close();
+      await vendors.close();
       await database.close();
       await cache.close();
     },

@@ -66,7 +66,8 @@ export function createCacheStatsService(deps: { cache: Pick<Cache, 'usage' | 'de
 
   async function invalidateWallets(clientId: string, req: InvalidateRequest): Promise<number> {
     if (req.transfer_id !== undefined && req.wallet_address === undefined) return 0;
-    if (req.wallet_address === undefined) return deps.cache.delPrefix(cachePrefix('wallet_screening', clientId));
+    if (req.wallet_address === undefined)
+      return deps.cache.delPrefix(cachePrefix('wallet_screening', clientId));
     if (req.blockchain !== undefined)
       return deps.cache.del([walletCacheKey(clientId, req.wallet_address, req.blockchain)]);
     return deps.cache.delPrefix(walletAddressPrefix(clientId, req.wallet_address));
@@ -99,7 +100,8 @@ export function createCacheStatsService(deps: { cache: Pick<Cache, 'usage' | 'de
      */
     async invalidate(clientId: string, req: InvalidateRequest): Promise<number> {
       let n = 0;
-      if (req.cache === 'wallet_screening' || req.cache === 'all') n += await invalidateWallets(clientId, req);
+      if (req.cache === 'wallet_screening' || req.cache === 'all')
+        n += await invalidateWallets(clientId, req);
       if (req.cache === 'travel_rule' || req.cache === 'all') n += await invalidateTransfers(clientId, req);
       return n;
     },

@@ -1,7 +1,9 @@
 import { createHolidayChecker } from '../domain/calendar/holidays.ts';
 import { resolveRuleSettings } from '../domain/rules/settings.ts';
 import type { ClientRow } from '../storage/clients.repo.ts';
+import { splitClientSettings } from './client-settings.ts';
 import type { ClientContext } from './evaluation.service.ts';
+import type { Limits } from './rate-limit.service.ts';
 
 /**
  * Resolves a client's rule settings and holiday calendar once per stored settings object, so the
@@ -9,6 +11,8 @@ import type { ClientContext } from './evaluation.service.ts';
  */
 export function createClientContextResolver(deps: {
   getClient: (id: string) => Promise<ClientRow | undefined>;
+  /** Limits of a client whose settings set none. */
+  defaultLimits: Required<Limits>;
 }) {
   const resolved = new WeakMap<object, ClientContext>();
   const calendars = new Map<string, (isoDate: string) => boolean>();
@@ -28,8 +32,9 @@ export function createClientContextResolver(deps: {
     if (!row) return undefined;
     let ctx = resolved.get(row.settings);
     if (!ctx) {
-      const settings = resolveRuleSettings(row.settings);
-      ctx = { settings, isHoliday: calendarOf(settings.holiday_country) };
+      const parts = splitClientSettings(row.settings, deps.defaultLimits);
+      const settings = resolveRuleSettings(parts.ruleOverrides);
+      ctx = { settings, rateLimits: parts.rateLimits, isHoliday: calendarOf(settings.holiday_country) };
       resolved.set(row.settings, ctx);
     }
     return ctx;

@@ -3,10 +3,12 @@ import { alertDueAt, caseDueAt } from '../domain/cases/due-dates.ts';
 import { evaluateEvent, UnknownRuleError } from '../domain/rules/engine.ts';
 import type { ClientRuleSettings } from '../domain/rules/settings.ts';
 import type { EvaluationSummary, TriggerType } from '../domain/rules/types.ts';
+import { isChain, validateAddress } from '../domain/screening/index.ts';
 import { AppError } from '../errors.ts';
 import type { AuditWriter } from '../storage/audit-writer.ts';
 import type { EvaluationRecord, EvaluationsRepo } from '../storage/evaluations.repo.ts';
 import type { Principal } from './keys.service.ts';
+import type { Limits } from './rate-limit.service.ts';
 
 /** The evaluation request after schema validation. */
 export interface EvaluationRequest {
@@ -25,6 +27,7 @@ export interface EvaluationResponse extends EvaluationSummary {
 
 export interface ClientContext {
   settings: ClientRuleSettings;
+  rateLimits: Required<Limits>;
   isHoliday?: (isoDate: string) => boolean;
 }
 
@@ -105,6 +108,19 @@ function followUpsOf(
   return { case: newCase, alert };
 }
 
+/** A wallet_screen event's address must be valid for its blockchain (CONTRACT §7), as in screening. */
+function checkWalletAddress(req: EvaluationRequest): void {
+  const { wallet_address: address, blockchain } = req.data;
+  if (req.trigger_type !== 'wallet_screen' || typeof address !== 'string' || !isChain(blockchain)) return;
+  const valid = validateAddress(blockchain, address);
+  if (valid.ok) return;
+  throw new AppError('INVALID_REQUEST', `Invalid request: data.wallet_address: ${valid.reason}`, {
+    field: 'data.wallet_address',
+    reason: valid.reason,
+    errors: [`data.wallet_address: ${valid.reason}`],
+  });
+}
+
 /** The engine's refusal of a manual selection is the caller's error (400), not ours. */
 function evaluateOrReject(input: Parameters<typeof evaluateEvent>[0]) {
   try {
@@ -134,6 +150,7 @@ export function createEvaluationService(deps: {
   return {
     /** Returns the response and its JSON text (the exact bytes stored and answered). */
     async evaluate(principal: Principal, req: EvaluationRequest, evaluatorId?: string) {
+      checkWalletAddress(req);
       // A client the key does not own looks exactly like one that does not exist.
       const ctx = req.client_id === principal.clientId ? await deps.clientContext(req.client_id) : undefined;
       if (!ctx)

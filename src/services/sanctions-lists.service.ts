@@ -78,7 +78,9 @@ export function parseListFiles(
   } else {
     const file = single(source, files, 'XML');
     if (!looksLikeXml(file.content))
-      throw new ListFormatError(`${source}: ${file.name} is not XML; only the XML format of this list is read`);
+      throw new ListFormatError(
+        `${source}: ${file.name} is not XML; only the XML format of this list is read`,
+      );
     list = source === 'un' ? parseUnXml(file.content) : parseEuXml(file.content);
   }
   if (list.entries.length === 0)

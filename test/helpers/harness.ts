@@ -31,6 +31,10 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     MICA_DEMO_SEED: 'false',
     LOG_LEVEL: 'silent',
     AUTH_CACHE_MS: '0',
+    // Tests send many requests per client; the limits themselves are tested with their own settings.
+    RATE_LIMIT_PER_MINUTE: '1000000',
+    RATE_LIMIT_BURST_PER_MINUTE: '1000000',
+    RATE_LIMIT_PER_DAY: '100000000',
     ...(TEST_DATABASE_URL ? { DATABASE_URL: TEST_DATABASE_URL } : {}),
     ...(TEST_REDIS_URL ? { REDIS_URL: TEST_REDIS_URL } : {}),
     ...env,
@@ -58,5 +62,5 @@ export async function clientWithKey(
   if (!(await t.deps.clients.get(clientId)))
     await t.deps.clients.create(clientId, { actor: 'test', settings: opts.settings });
   const k = await t.deps.keys.create(clientId, { role: opts.role, sandbox: opts.sandbox, actor: 'test' });
-  return { key: k.key, keyId: k.key_id, auth: { authorization: `Bearer ${k.key}` } };
+  return { clientId, key: k.key, keyId: k.key_id, auth: { authorization: `Bearer ${k.key}` } };
 }

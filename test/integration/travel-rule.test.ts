@@ -175,7 +175,7 @@ describe('POST /api/mica/travel-rule-validation', () => {
     const both = completeBody('tr-large-partial', { amount_eur: 25_000 });
     both.originator = { name: 'Jane Howard' } as never;
     const b = await validate(both);
-    assert.deepEqual(ruleIds(b), ['MICA-TR-001', 'MICA-RPT-004']);
+    assert.deepEqual(ruleIds(b), ['MICA-RPT-004', 'MICA-TR-001']);
     assert.deepEqual(b.rule_evaluation.actions, ['BLOCK', 'REVIEW']);
   });
 

@@ -110,12 +110,14 @@ function reader(obj: Json, prefix: string, errors: string[]) {
 function isoDateTime(s: string): string | null {
   const m = ISO_DATE_TIME.exec(s);
   if (m === null) return null;
-  const [year, month, day, hour, minute, second] = [m[1], m[2], m[3], m[4], m[5], m[6] ?? '0'].map(Number);
-  const daysInMonth = new Date(Date.UTC(year ?? 0, month ?? 0, 0)).getUTCDate();
-  if (!month || month > 12 || !day || day > daysInMonth || (hour ?? 0) > 23 || (minute ?? 0) > 59)
-    return null;
-  if ((second ?? 0) > 59) return null;
-  const ms = Date.parse(s);
+  const [year, month, day, hour, minute, second] = [m[1], m[2], m[3], m[4], m[5], m[6]].map((x) =>
+    Number(x ?? 0),
+  ) as [number, number, number, number, number, number];
+  // Day 0 of the next month is the last day of this one.
+  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  const fieldsValid =
+    month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth && hour <= 23 && minute <= 59 && second <= 59;
+  const ms = fieldsValid ? Date.parse(s) : Number.NaN;
   return Number.isNaN(ms) ? null : new Date(ms).toISOString();
 }
 

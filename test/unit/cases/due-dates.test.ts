@@ -54,7 +54,10 @@ describe('alertDueAt', () => {
 
   it('hours are elapsed time across a DST change', () => {
     // Berlin springs forward at 01:00Z on 29 March 2026.
-    assert.equal(iso(alertDueAt('critical', at('2026-03-29T00:30:00Z'), BERLIN_DE)), '2026-03-29T04:30:00.000Z');
+    assert.equal(
+      iso(alertDueAt('critical', at('2026-03-29T00:30:00Z'), BERLIN_DE)),
+      '2026-03-29T04:30:00.000Z',
+    );
   });
 
   it('low is 5 business days, counted in the client zone', () => {
@@ -80,10 +83,13 @@ describe('alertDueAt', () => {
   it('is never before creation and more severe is never later', () => {
     const order = ['critical', 'high', 'medium', 'low'] as const;
     fc.assert(
-      fc.property(fc.date({ min: at('2000-01-01'), max: at('2100-01-01'), noInvalidDate: true }), (created) => {
-        const due = order.map((s) => alertDueAt(s, created, UTC).getTime());
-        return due[0]! > created.getTime() && due.every((t, i) => i === 0 || t >= due[i - 1]!);
-      }),
+      fc.property(
+        fc.date({ min: at('2000-01-01'), max: at('2100-01-01'), noInvalidDate: true }),
+        (created) => {
+          const due = order.map((s) => alertDueAt(s, created, UTC).getTime());
+          return due[0]! > created.getTime() && due.every((t, i) => i === 0 || t >= due[i - 1]!);
+        },
+      ),
     );
   });
 });

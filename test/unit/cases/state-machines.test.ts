@@ -3,10 +3,10 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import {
   allowedTransitions,
+  type ItemKind,
   initialStatus,
   isFinalStatus,
   isStatus,
-  type ItemKind,
   resolutionsFor,
   statusesOf,
   transition,
@@ -164,13 +164,23 @@ describe('transition: properties', () => {
     fc.assert(
       fc.property(
         kind,
-        fc.constantFrom('open', 'acknowledged', 'escalated', 'closed', 'investigating', 'pending_filing', 'x'),
+        fc.constantFrom(
+          'open',
+          'acknowledged',
+          'escalated',
+          'closed',
+          'investigating',
+          'pending_filing',
+          'x',
+        ),
         fc.oneof(fc.string(), fc.constantFrom(...Object.keys(EXPECTED.alert), ...Object.keys(EXPECTED.case))),
         (k, from, to) => {
           const allowed = EXPECTED[k][from] ?? [];
           const r = transition(k, from, { to, resolution: resolutionFor(k, to), actor, at });
           if (allowed.includes(to)) return r.ok && r.status === to && r.historyEntry.from === from;
-          return !r.ok && r.error === 'INVALID_TRANSITION' && JSON.stringify(r.allowed) === JSON.stringify(allowed);
+          return (
+            !r.ok && r.error === 'INVALID_TRANSITION' && JSON.stringify(r.allowed) === JSON.stringify(allowed)
+          );
         },
       ),
     );

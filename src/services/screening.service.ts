@@ -1,0 +1,247 @@
+import type { Cache } from '../cache/cache.port.ts';
+import type { RuleResult } from '../domain/rules/types.ts';
+import {
+  type AddressMatch,
+  type Chain,
+  combineRisk,
+  DEFAULT_NAME_THRESHOLD,
+  type NameMatch,
+  type RiskPart,
+  riskCategory,
+  screeningActions,
+  validateAddress,
+} from '../domain/screening/index.ts';
+import { AppError, validationError } from '../errors.ts';
+import { BreakerOpenError, VendorFailedError, type Vendors } from '../vendors/index.ts';
+import { CACHE_TTL_SECONDS, walletCacheKey } from './cache-keys.ts';
+import type { CacheStatsService } from './cache-stats.service.ts';
+import type { ClientContext, EvaluationService } from './evaluation.service.ts';
+import type { Principal } from './keys.service.ts';
+import type { SanctionsListsService } from './sanctions-lists.service.ts';
+
+/** A screening request after schema validation (GET query or POST body). */
+export interface ScreeningRequest {
+  wallet_address: string;
+  blockchain: Chain;
+  transaction_amount_eur?: number;
+  originator_name?: string;
+  beneficiary_name?: string;
+}
+
+/** CONTRACT §7 extension: what matched a held list. */
+export interface SanctionsMatch {
+  list: string;
+  entry_id: string;
+  name: string;
+  programs: string[];
+  matched: 'address' | 'name';
+  score: number;
+}
+
+/** Most name matches reported: a common name can resemble many listed parties. */
+const MAX_NAME_MATCHES = 10;
+
+const round = (n: number, digits: number) => Math.round(n * 10 ** digits) / 10 ** digits;
+
+function addressMatch(m: AddressMatch): SanctionsMatch {
+  return {
+    list: m.list,
+    entry_id: m.entry_id,
+    name: m.name,
+    programs: m.programs,
+    matched: 'address',
+    score: 1,
+  };
+}
+
+function nameMatch(m: NameMatch): SanctionsMatch {
+  const score = round(m.score, 4);
+  return { list: m.list, entry_id: m.entry_id, name: m.name, programs: m.programs, matched: 'name', score };
+}
+
+/** A held-list hit: the address itself is designated. */
+const LIST_HIT: RiskPart = {
+  score: 100,
+  sanctioned: 1,
+  darknet: 0,
+  mixer: 0,
+  last_activity_at: null,
+  sanctions_hit: true,
+};
+
+/**
+ * Wallet screening (CONTRACT §7): cache → held sanctions lists → vendors behind their breakers →
+ * names → the wallet_screen rules through the evaluation service (so it is audited like any
+ * evaluation). Only the audit write and the vendor calls leave the process on the way.
+ */
+export function createScreeningService(deps: {
+  lists: Pick<SanctionsListsService, 'current'>;
+  vendors: Pick<Vendors, 'names' | 'screen' | 'screenIfAvailable' | 'breakers'>;
+  evaluation: Pick<EvaluationService, 'evaluate'>;
+  clientContext: (clientId: string) => Promise<ClientContext | undefined>;
+  cache: Pick<Cache, 'get' | 'set'>;
+  stats: Pick<CacheStatsService, 'record'>;
+  onCacheError?: (err: unknown) => void;
+}) {
+  const ttl = CACHE_TTL_SECONDS.wallet_screening;
+  const retryAfter = Math.ceil(deps.vendors.breakers.options.recoveryMs / 1000);
+
+  function unavailable(vendor: string, state: string, reason: string): AppError {
+    return new AppError(
+      'SERVICE_UNAVAILABLE',
+      `Vendor ${vendor} is unavailable (${reason})`,
+      { vendor, breaker_state: state, retry_after: retryAfter },
+      { 'Retry-After': String(retryAfter) },
+    );
+  }
+
+  // The cache only saves work: when it is unreachable the request is screened as a miss.
+  async function cacheGet(key: string): Promise<string | undefined> {
+    try {
+      return await deps.cache.get(key);
+    } catch (err) {
+      deps.onCacheError?.(err);
+      return undefined;
+    }
+  }
+  async function cacheSet(key: string, value: string): Promise<void> {
+    try {
+      await deps.cache.set(key, value, ttl);
+    } catch (err) {
+      deps.onCacheError?.(err);
+    }
+  }
+
+  /** Vendor views of the address; a held-list hit is answered even when vendors are unavailable. */
+  async function vendorParts(req: ScreeningRequest, listHit: boolean) {
+    if (deps.vendors.names.length === 0) return { parts: [], complete: true };
+    if (listHit) return deps.vendors.screenIfAvailable(req.wallet_address, req.blockchain);
+    try {
+      return { parts: await deps.vendors.screen(req.wallet_address, req.blockchain), complete: true };
+    } catch (err) {
+      if (err instanceof BreakerOpenError)
+        throw unavailable(err.vendor, err.state, `circuit breaker ${err.state}`);
+      if (err instanceof VendorFailedError) throw unavailable(err.vendor, err.state, err.message);
+      throw err;
+    }
+  }
+
+  return {
+    /** Screens a wallet for the caller; returns the response as JSON text (cached or new). */
+    async screen(principal: Principal, req: ScreeningRequest, evaluatorId?: string): Promise<string> {
+      const valid = validateAddress(req.blockchain, req.wallet_address);
+      if (!valid.ok) throw validationError([`wallet_address: ${valid.reason}`]);
+      const names = [req.originator_name, req.beneficiary_name].filter(
+        (n): n is string => typeof n === 'string' && n.trim() !== '',
+      );
+      const lists = await deps.lists.current();
+
+      // Names change the answer, so a request with names is neither served from nor stored in the
+      // cache; the amount does not. The list versions fingerprint an entry: a new list is a miss.
+      const cacheable = names.length === 0;
+      const key = walletCacheKey(principal.clientId, req.wallet_address, req.blockchain);
+      const fingerprint = `lists=${lists.tag}`;
+      if (cacheable) {
+        const cached = await cacheGet(key);
+        const hit = cached !== undefined && cached.startsWith(`${fingerprint}\n`);
+        deps.stats.record(principal.clientId, 'wallet_screening', hit);
+        // The address is echoed as given, and one key serves every casing of an EVM address.
+        if (hit) return withAddress(cached.slice(fingerprint.length + 1), req.wallet_address);
+      }
+
+      const addressHits = lists.addresses.lookup(req.blockchain, req.wallet_address);
+      const { parts, complete } = await vendorParts(req, addressHits.length > 0);
+      const risk = combineRisk([...(addressHits.length > 0 ? [LIST_HIT] : []), ...parts]);
+
+      const matches = addressHits.map(addressMatch);
+      let nameScore: number | undefined;
+      if (names.length > 0) {
+        const ctx = await deps.clientContext(principal.clientId);
+        const threshold = ctx?.settings.thresholds.name_match_score ?? DEFAULT_NAME_THRESHOLD;
+        const found = names
+          .flatMap((n) => lists.names.search(n, threshold))
+          .sort((a, b) => b.score - a.score)
+          .filter((m, i, all) => all.findIndex((o) => o.list === m.list && o.entry_id === m.entry_id) === i)
+          .slice(0, MAX_NAME_MATCHES);
+        // Below the threshold the score is reported as 0: "no potential match".
+        nameScore = found.length > 0 ? round(found[0]!.score, 4) : 0;
+        matches.push(...found.map(nameMatch));
+      }
+
+      const riskScore = round(risk.score, 2);
+      const category = riskCategory(riskScore, risk.sanctions_hit);
+      const profile = {
+        wallet_address: req.wallet_address,
+        blockchain: req.blockchain,
+        risk_score: riskScore,
+        risk_category: category,
+        sanctioned_exposure: round(risk.sanctioned, 6),
+        darknet_exposure: round(risk.darknet, 6),
+        mixer_exposure: round(risk.mixer, 6),
+        last_activity_at: risk.last_activity_at,
+        sanctions_matches: matches,
+      };
+      const { response: evaluation } = await deps.evaluation.evaluate(
+        principal,
+        {
+          client_id: principal.clientId,
+          trigger_type: 'wallet_screen',
+          trigger_entity_type: 'wallet',
+          trigger_entity_id: req.wallet_address,
+          data: {
+            wallet_address: req.wallet_address,
+            blockchain: req.blockchain,
+            wallet_risk_score: riskScore,
+            wallet_risk_level: category,
+            associated_sanctions: profile.sanctioned_exposure > 0,
+            associated_darknet: profile.darknet_exposure > 0,
+            ...(nameScore === undefined ? {} : { name_match_score: nameScore }),
+            // Kept in the audit record: what the decision was based on.
+            mixer_exposure: profile.mixer_exposure,
+            sanctions_matches: matches,
+            sanctions_lists: lists.tag,
+            vendors: deps.vendors.names,
+            ...(complete ? {} : { vendors_incomplete: true }),
+            ...pick(req, ['transaction_amount_eur', 'originator_name', 'beneficiary_name']),
+          },
+        },
+        evaluatorId,
+      );
+      const json = JSON.stringify({
+        risk_profile: profile,
+        rule_evaluation: ruleEvaluation(evaluation.results, evaluation),
+      });
+      // A profile missing a vendor's view (one was unavailable during a list hit) is not kept.
+      if (cacheable && complete) await cacheSet(key, `${fingerprint}\n${json}`);
+      return json;
+    },
+  };
+}
+export type ScreeningService = ReturnType<typeof createScreeningService>;
+
+function ruleEvaluation(
+  results: RuleResult[],
+  summary: { rules_triggered: number; should_alert: boolean; should_block: boolean },
+) {
+  return {
+    rules_triggered: summary.rules_triggered,
+    should_alert: summary.should_alert,
+    should_block: summary.should_block,
+    actions: screeningActions(results),
+    triggered_rules: results.filter((r) => r.triggered),
+  };
+}
+
+function pick<T extends object, K extends keyof T>(o: T, keys: K[]): Partial<Pick<T, K>> {
+  const out: Partial<Pick<T, K>> = {};
+  for (const k of keys) if (o[k] !== undefined) out[k] = o[k];
+  return out;
+}
+
+/** The cached text with the caller's spelling of the address (the entry may come from another casing). */
+function withAddress(json: string, address: string): string {
+  const prefix = '{"risk_profile":{"wallet_address":';
+  if (!json.startsWith(prefix)) return json;
+  const end = json.indexOf(',"blockchain":', prefix.length);
+  return end < 0 ? json : prefix + JSON.stringify(address) + json.slice(end);
+}

@@ -1,0 +1,140 @@
+import { createHash } from 'node:crypto';
+import { Agent } from 'undici';
+import type { Config } from '../config.ts';
+import type { Chain, RiskPart, VendorName } from '../domain/screening/index.ts';
+import {
+  type BreakerState,
+  BreakerOpenError,
+  createBreakers,
+  createMemoryBreakerStore,
+} from './breaker.ts';
+import { createRedisBreakerStore } from './breaker-redis.ts';
+import { VendorCallError } from './http.ts';
+import { createVendorAClient } from './vendor-a/client.ts';
+import { createVendorBClient } from './vendor-b/client.ts';
+import { createVendorCClient } from './vendor-c/client.ts';
+import type { VendorClient, VendorSettings } from './vendor.ts';
+
+export { BreakerOpenError } from './breaker.ts';
+export type { VendorClient } from './vendor.ts';
+
+export const VENDOR_NAMES: readonly VendorName[] = ['vendor_a', 'vendor_b', 'vendor_c'];
+
+/** Spec: a breaker opens after 5 consecutive failures. */
+export const FAILURE_THRESHOLD = 5;
+
+/** A vendor gave no usable answer; `state` is its breaker's state after counting that. */
+export class VendorFailedError extends Error {
+  constructor(
+    readonly vendor: VendorName,
+    readonly state: BreakerState,
+    reason: string,
+  ) {
+    super(reason);
+  }
+}
+
+type VendorConfig = Pick<
+  Config,
+  | 'VENDOR_A_URL'
+  | 'VENDOR_A_KEY'
+  | 'VENDOR_B_URL'
+  | 'VENDOR_B_KEY'
+  | 'VENDOR_C_URL'
+  | 'VENDOR_C_KEY'
+  | 'VENDOR_TIMEOUT_MS'
+  | 'BREAKER_RECOVERY_MS'
+  | 'REDIS_URL'
+>;
+
+/**
+ * The configured vendors (URL set = used), each behind its breaker. With Redis the breakers are
+ * shared by every instance calling the same vendor URL; otherwise each instance has its own.
+ */
+export function createVendors(
+  config: VendorConfig,
+  opts: { now?: () => number; onError?: (err: unknown) => void } = {},
+) {
+  const dispatcher = new Agent({ keepAliveTimeout: 30_000, connections: 256 });
+  const configured: Record<VendorName, [string | undefined, string | undefined]> = {
+    vendor_a: [config.VENDOR_A_URL, config.VENDOR_A_KEY],
+    vendor_b: [config.VENDOR_B_URL, config.VENDOR_B_KEY],
+    vendor_c: [config.VENDOR_C_URL, config.VENDOR_C_KEY],
+  };
+  const factories = { vendor_a: createVendorAClient, vendor_b: createVendorBClient, vendor_c: createVendorCClient };
+  const clients: VendorClient[] = [];
+  for (const name of VENDOR_NAMES) {
+    const [url, key] = configured[name];
+    if (!url) continue;
+    const settings: VendorSettings = { url, key: key ?? '', timeoutMs: config.VENDOR_TIMEOUT_MS, dispatcher };
+    clients.push(factories[name](settings));
+  }
+  const shared = Boolean(config.REDIS_URL) && clients.length > 0;
+  const store = shared ? createRedisBreakerStore(config.REDIS_URL!) : createMemoryBreakerStore();
+  // One breaker guards one endpoint: instances calling the same URL share it, other URLs do not.
+  const keyOf = (name: VendorName) =>
+    `mica:breaker:${name}:${createHash('sha256')
+      .update(configured[name][0] ?? '')
+      .digest('hex')
+      .slice(0, 16)}`;
+  const breakers = createBreakers({
+    names: VENDOR_NAMES,
+    keyOf,
+    store,
+    options: { failureThreshold: FAILURE_THRESHOLD, recoveryMs: config.BREAKER_RECOVERY_MS },
+    now: opts.now,
+    onError: opts.onError,
+  });
+
+  /** Calls one admitted vendor and settles its breaker with the outcome. */
+  async function callOne(client: VendorClient, permit: { name: VendorName; trial: boolean }, address: string, chain: Chain) {
+    try {
+      const part = await client.screen(address, chain);
+      await breakers.settle(permit, 'success');
+      return part;
+    } catch (err) {
+      const outcome = err instanceof VendorCallError ? err.outcome : 'failure';
+      await breakers.settle(permit, outcome);
+      const state = (await breakers.status().catch(() => undefined))?.[client.name].state ?? 'CLOSED';
+      throw new VendorFailedError(client.name, state, (err as Error).message);
+    }
+  }
+
+  return {
+    /** Names of the vendors in use. */
+    names: clients.map((c) => c.name),
+    breakers,
+    /**
+     * Every configured vendor's view of the address, called in parallel. Throws BreakerOpenError
+     * (no vendor called) when a breaker refuses, VendorFailedError when a vendor fails.
+     */
+    async screen(address: string, chain: Chain): Promise<RiskPart[]> {
+      const permits = await breakers.admit(clients.map((c) => c.name));
+      const settled = await Promise.allSettled(clients.map((c, i) => callOne(c, permits[i]!, address, chain)));
+      const failed = settled.find((s) => s.status === 'rejected');
+      if (failed) throw (failed as PromiseRejectedResult).reason;
+      return settled.map((s) => (s as PromiseFulfilledResult<RiskPart>).value);
+    },
+    /**
+     * Best effort, for an answer that is already decided (a held-list hit): vendors refused by
+     * their breaker are not called and failures are counted but not thrown.
+     */
+    async screenIfAvailable(address: string, chain: Chain): Promise<{ parts: RiskPart[]; complete: boolean }> {
+      let permits: Awaited<ReturnType<typeof breakers.admit>>;
+      try {
+        permits = await breakers.admit(clients.map((c) => c.name));
+      } catch (err) {
+        if (err instanceof BreakerOpenError) return { parts: [], complete: false };
+        throw err;
+      }
+      const settled = await Promise.allSettled(clients.map((c, i) => callOne(c, permits[i]!, address, chain)));
+      const parts = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+      return { parts, complete: parts.length === clients.length };
+    },
+    async close() {
+      await store.close();
+      await dispatcher.close();
+    },
+  };
+}
+export type Vendors = ReturnType<typeof createVendors>;

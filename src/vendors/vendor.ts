@@ -1,0 +1,24 @@
+import type { Dispatcher } from 'undici';
+import type { Chain, RiskPart, VendorName } from '../domain/screening/index.ts';
+
+/** One wallet-screening vendor: its protocol on one side, the common risk profile on the other. */
+export interface VendorClient {
+  readonly name: VendorName;
+  /** Throws VendorCallError when the vendor gives no usable answer. */
+  screen(address: string, chain: Chain): Promise<RiskPart>;
+}
+
+/** What every vendor adapter is built from. */
+export interface VendorSettings {
+  url: string;
+  key: string;
+  timeoutMs: number;
+  dispatcher: Dispatcher;
+}
+
+/** A JSON object, or undefined. */
+export function asObject(value: unknown): Record<string, unknown> | undefined {
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
+}

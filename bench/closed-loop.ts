@@ -1,4 +1,5 @@
 import autocannon from 'autocannon';
+import { EVALUATION_ID } from './payload.ts';
 
 /** What the closed-loop run reports: autocannon's own numbers, latency in ms (1 ms resolution). */
 export interface ClosedLoopResult {
@@ -27,12 +28,16 @@ export interface ClosedLoopOptions {
   durationS: number;
 }
 
+/** The result plus the evaluation_id of every 2xx answer (collected for every target alike). */
+export type ClosedLoopRun = ClosedLoopResult & { ids: string[] };
+
 /**
  * Closed loop: each of N connections sends its next request as soon as the previous answer is in,
  * so the server is kept saturated and the latency includes waiting behind the other connections.
  * Every request gets a fresh body (new transaction id, random customer and amount).
  */
-export async function runClosedLoop(opts: ClosedLoopOptions): Promise<ClosedLoopResult> {
+export async function runClosedLoop(opts: ClosedLoopOptions): Promise<ClosedLoopRun> {
+  const ids: string[] = [];
   const r = await autocannon({
     url: opts.origin,
     connections: opts.connections,
@@ -45,6 +50,12 @@ export async function runClosedLoop(opts: ClosedLoopOptions): Promise<ClosedLoop
         method: 'POST',
         path: opts.path,
         setupRequest: (req) => ({ ...req, body: opts.body() }),
+        // autocannon buffers every body anyway; this only picks the id out of it.
+        onResponse: (status, body) => {
+          if (status < 200 || status >= 300) return;
+          const m = EVALUATION_ID.exec(body);
+          if (m) ids.push(m[1]!);
+        },
       },
     ],
   });
@@ -61,6 +72,7 @@ export async function runClosedLoop(opts: ClosedLoopOptions): Promise<ClosedLoop
     statusCodes: Object.fromEntries(
       Object.entries(r.statusCodeStats ?? {}).map(([k, v]) => [k, v.count ?? 0]),
     ),
+    ids,
     latency: {
       p50: r.latency.p50,
       p97_5: r.latency.p97_5,

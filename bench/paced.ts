@@ -1,4 +1,5 @@
 import { Pool } from 'undici';
+import { EVALUATION_ID } from './payload.ts';
 
 /**
  * Open-loop paced client: request i is due at start + i / rate, whatever happened to the earlier
@@ -59,8 +60,10 @@ export interface PacedOptions {
   durationS: number;
   connections?: number;
   lateMs?: number;
-  /** Stop sending once this many requests are outstanding (default: one second's worth). */
+  /** Stop sending once this many requests are outstanding (default: half a second's worth). */
   maxBacklog?: number;
+  /** Stop sending once the oldest outstanding request is this old, ms (default 3000). */
+  maxWaitMs?: number;
   collectIds?: boolean;
 }
 
@@ -80,13 +83,12 @@ function percentiles(samples: Float64Array): Percentiles {
   };
 }
 
-const ID = /"evaluation_id":"([0-9a-f-]{36})"/;
-
 /** Sends `rate` requests per second for `durationS` seconds; resolves when every response is in. */
 export async function runPaced(opts: PacedOptions): Promise<PacedResult> {
   const connections = opts.connections ?? 64;
   const lateMs = opts.lateMs ?? 2;
-  const maxBacklog = opts.maxBacklog ?? opts.rate;
+  const maxBacklog = opts.maxBacklog ?? Math.max(1, Math.round(opts.rate / 2));
+  const maxWaitNs = (opts.maxWaitMs ?? 3000) * 1e6;
   const total = Math.round(opts.rate * opts.durationS);
   const intervalNs = 1e9 / opts.rate;
   const pool = new Pool(opts.origin, {
@@ -98,6 +100,10 @@ export async function runPaced(opts: PacedOptions): Promise<PacedResult> {
   const latency = new Float64Array(total);
   const fromSchedule = new Float64Array(total);
   const lag = new Float64Array(total);
+  // Dispatch time of each request (ns since start) and whether it is answered: gives the oldest outstanding.
+  const sentNs = new Float64Array(total);
+  const answered = new Uint8Array(total);
+  let oldest = 0;
   const ids: string[] = [];
   let recorded = 0;
   let ok = 0;
@@ -124,9 +130,10 @@ export async function runPaced(opts: PacedOptions): Promise<PacedResult> {
       if (next >= stopAt && inFlight === 0) resolveAll();
     };
 
-    const send = (dueNs: number) => {
+    const send = (index: number, dueNs: number) => {
       const sentAt = process.hrtime.bigint();
       lastSend = sentAt;
+      sentNs[index] = Number(sentAt - start);
       inFlight++;
       pool
         .request({ path: opts.path, method: 'POST', headers: opts.headers, body: opts.body() })
@@ -139,7 +146,7 @@ export async function runPaced(opts: PacedOptions): Promise<PacedResult> {
           if (res.statusCode >= 200 && res.statusCode < 300) {
             ok++;
             if (opts.collectIds) {
-              const m = ID.exec(text);
+              const m = EVALUATION_ID.exec(text);
               if (m) ids.push(m[1]!);
             }
           } else non2xx++;
@@ -149,15 +156,18 @@ export async function runPaced(opts: PacedOptions): Promise<PacedResult> {
         })
         .finally(() => {
           inFlight--;
+          answered[index] = 1;
+          while (oldest < next && answered[oldest]) oldest++;
           finishIfDone();
         });
     };
 
     const tick = () => {
       while (next < stopAt && next * intervalNs <= Number(process.hrtime.bigint() - start)) {
-        if (inFlight >= maxBacklog) {
+        const nowNs = Number(process.hrtime.bigint() - start);
+        if (inFlight >= maxBacklog || (oldest < next && nowNs - sentNs[oldest]! > maxWaitNs)) {
           // The server is not keeping up: a longer run would only grow the queue until timeouts.
-          overloadedAtS = Number(process.hrtime.bigint() - start) / 1e9;
+          overloadedAtS = nowNs / 1e9;
           stopAt = next;
           break;
         }
@@ -166,7 +176,7 @@ export async function runPaced(opts: PacedOptions): Promise<PacedResult> {
         lag[next] = lagMs;
         if (lagMs > lateMs) late++;
         if (inFlight >= connections) queued++;
-        send(due);
+        send(next, due);
         next++;
       }
       if (next < stopAt) {

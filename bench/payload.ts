@@ -40,3 +40,6 @@ export function transactionBody(clientId: string): string {
     },
   });
 }
+
+/** Finds the evaluation_id in a response body (real server and baseline alike). */
+export const EVALUATION_ID = /"evaluation_id":"([0-9a-f-]{36})"/;

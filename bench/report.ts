@@ -183,8 +183,9 @@ export function writeResults(
       ' the due time instead (includes any send lag; immune to coordinated omission). *Late* counts requests' +
       ' dispatched more than 2 ms after their due time (Node timers fire with 1 ms granularity, so up to ~2 ms is' +
       ' the resolution of the schedule); *queued* counts requests' +
-      ' due while all pooled connections were busy. When one second’s worth of requests is outstanding the server' +
-      ' is not keeping up: the run stops sending (reported as overloaded) instead of queueing into timeouts.',
+      ' due while all pooled connections were busy. When half a second’s worth of requests is outstanding, or the' +
+      ' oldest has waited 3 s, the server is not keeping up: the run stops sending (reported as overloaded) instead' +
+      ' of queueing into timeouts.',
   );
   w(
     '- **CPU**: user + system time from /proc of the server process, of every `postgres` process (PostgreSQL target' +
@@ -198,10 +199,12 @@ export function writeResults(
   w(
     '- **Audit check**: after the run the server is stopped with SIGTERM (it drains and flushes its audit writer);' +
       ' then the `evaluations` and `customer_transactions` rows are counted with SQL (PostgreSQL: directly;' +
-      ' embedded: the store opened with `openDatabase` from src/storage/db.ts in a separate process). The count must' +
-      ' equal the 2xx answers of every phase (probe, warm-ups, measured runs) plus the requests autocannon still had' +
-      ' in flight when its duration ended (sent, processed by the server, answer never read: one per connection per' +
-      ' run). In addition, the `evaluation_id` of every paced 2xx answer is looked up in the store.',
+      ' embedded: the store opened with `openDatabase` from src/storage/db.ts in a separate process). The' +
+      ' `evaluation_id` of every 2xx answer of every phase (probe, warm-ups, measured runs; collected from the bodies' +
+      ' by both clients, for the baseline too so the load generator does the same work) must be found in' +
+      ' `evaluations`; the row count must lie between the 2xx count and the 2xx count plus the requests autocannon' +
+      ' abandoned in flight when its duration ended (one per connection per run: the server may or may not have' +
+      ' processed them), and every evaluation must have its `customer_transactions` window row.',
   );
   w(
     '- Every request goes to 127.0.0.1. Each real target starts on a fresh store (new temp data dir / schema).',
@@ -323,10 +326,10 @@ export function writeResults(
     if (r.audit) {
       const a = r.audit;
       w(
-        `| stored evaluations / window rows vs 2xx answered + in flight at autocannon’s stop | SQL count after SIGTERM (exit ${r.exit}) | ${i(a.evaluations)} / ${i(a.transactions)} vs ${i(a.answered2xx)} + ${i(a.unanswered)} = ${i(a.answered2xx + a.unanswered)} |`,
+        `| 2xx answers whose evaluation_id is stored | SQL lookup of every answered id after SIGTERM (exit ${r.exit}) | ${i(a.idsFound)} of ${i(a.answered2xx)} (${i(a.idsChecked)} ids read from the answers) — ${a.ok ? '**every answered evaluation has its audit row**' : '**MISMATCH**'} |`,
       );
       w(
-        `| paced answers whose evaluation_id is stored | SQL lookup of every id | ${i(a.idsFound)} of ${i(a.idsChecked)} — ${a.ok ? '**every answered evaluation has its audit row**' : '**MISMATCH**'} |`,
+        `| stored evaluations / window rows | SQL count | ${i(a.evaluations)} / ${i(a.transactions)} = ${i(a.answered2xx)} answered + ${i(a.evaluations - a.answered2xx)} of the ${i(a.unanswered)} requests autocannon abandoned in flight at its stop |`,
       );
     }
     w();
@@ -334,7 +337,7 @@ export function writeResults(
     if (bad > 0) failures.push(`${r.name}: ${bad} non-2xx responses or errors`);
     if (r.audit && !r.audit.ok)
       failures.push(
-        `${r.name}: ${r.audit.evaluations} evaluations stored for ${r.audit.answered2xx} answers + ${r.audit.unanswered} in flight; ${r.audit.idsFound}/${r.audit.idsChecked} ids found`,
+        `${r.name}: ${r.audit.idsFound} of ${r.audit.answered2xx} answered evaluation ids stored (${r.audit.idsChecked} read); ${r.audit.evaluations} evaluations and ${r.audit.transactions} window rows stored, ${r.audit.unanswered} requests abandoned in flight`,
       );
   }
 
@@ -416,8 +419,8 @@ function interpret(s: Settings, m: Machine, results: TargetResult[], baseRps: nu
     if (r.audit)
       lines.push(
         r.audit.ok
-          ? `${label}: ${i(r.audit.evaluations)} evaluations stored = ${i(r.audit.answered2xx)} 2xx answers + ${i(r.audit.unanswered)} requests in flight when autocannon stopped, and all ${i(r.audit.idsChecked)} paced answers found by id — every answered evaluation has its committed audit record (and its rolling-window row).`
-          : `${label}: ${i(r.audit.evaluations)} evaluations stored for ${i(r.audit.answered2xx)} 2xx answers + ${i(r.audit.unanswered)} in flight, ${i(r.audit.idsFound)} of ${i(r.audit.idsChecked)} ids found — MISMATCH.`,
+          ? `${label}: all ${i(r.audit.answered2xx)} answered evaluations found in the store by evaluation_id after the graceful stop — every answered evaluation has its committed audit record (and its rolling-window row); ${i(r.audit.evaluations)} rows in all, the difference being requests autocannon abandoned in flight that the server still processed.`
+          : `${label}: ${i(r.audit.idsFound)} of ${i(r.audit.answered2xx)} answered evaluations found in the store — MISMATCH.`,
       );
     if (r.memory)
       lines.push(

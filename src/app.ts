@@ -9,12 +9,16 @@ import { registerErrorHandler } from './http/plugins/error-handler.ts';
 import { registerJsonBody } from './http/plugins/json-body.ts';
 import { registerClientRateLimit } from './http/plugins/rate-limit.ts';
 import { adminRoutes } from './http/routes/admin.routes.ts';
+import { adminStreamRoutes } from './http/routes/admin-streams.routes.ts';
+import { auditRoutes } from './http/routes/audit.routes.ts';
 import { cacheRoutes } from './http/routes/cache.routes.ts';
+import { casesRoutes } from './http/routes/cases.routes.ts';
 import { evaluateRoutes } from './http/routes/evaluate.routes.ts';
 import { healthRoutes } from './http/routes/health.routes.ts';
 import { rulesRoutes } from './http/routes/rules.routes.ts';
 import { screeningRoutes } from './http/routes/screening.routes.ts';
 import { travelRuleRoutes } from './http/routes/travel-rule.routes.ts';
+import { webhookRoutes } from './http/routes/webhooks.routes.ts';
 import { FlatError, NestedError } from './http/schemas/common.schema.ts';
 import { validatorCompiler } from './http/validation.ts';
 
@@ -88,9 +92,18 @@ export async function buildApp(deps: Deps, opts: { logger?: Logger | false } = {
   await app.register(healthRoutes({ checks: deps.readinessChecks }));
   await app.register(evaluateRoutes({ evaluation: deps.evaluation }));
   await app.register(rulesRoutes({ clientContext: deps.clientContext }));
+  await app.register(auditRoutes({ audit: deps.audit }));
+  await app.register(adminStreamRoutes({ streams: deps.streams }));
   await app.register(travelRuleRoutes({ travelRule: deps.travelRule }));
   await app.register(screeningRoutes({ screening: deps.screening, breakers: deps.vendors.breakers }));
   await app.register(cacheRoutes({ cacheStats: deps.cacheStats }));
   await app.register(adminRoutes({ commands: deps.commands }));
+  await app.register(
+    webhookRoutes({
+      intake: deps.webhookIntake,
+      onRejected: (scope) => deps.metrics.rateLimitRejections.inc({ scope }),
+    }),
+  );
+  await app.register(casesRoutes({ alertsCases: deps.alertsCases }));
   return app;
 }

@@ -38,6 +38,16 @@ const EnvSchema = Type.Object({
   BREAKER_RECOVERY_MS: Type.Integer({ minimum: 1, default: 30_000 }),
   /** How often, at most, the stored sanctions-list versions are checked for an import made elsewhere. */
   SANCTIONS_REFRESH_MS: Type.Integer({ minimum: 0, default: 5000 }),
+  /**
+   * AES-256-GCM key sealing webhook secrets at rest: 32 bytes as 64 hex digits or base64. Unset: a
+   * key generated once, in MICA_DATA_DIR/secret.key (embedded) or the service_settings table (PostgreSQL).
+   */
+  MICA_SECRET_KEY: Type.Optional(Type.String({ pattern: '^(?:[0-9a-fA-F]{64}|[A-Za-z0-9+/_-]{43}=?)$' })),
+  /** Webhook limits of the spec: all kinds together, and each vendor kind (CONTRACT: 1,000 and 500 per minute). */
+  WEBHOOK_RATE_LIMIT_PER_MINUTE: Type.Integer({ minimum: 1, default: 1000 }),
+  WEBHOOK_RATE_LIMIT_PER_KIND_PER_MINUTE: Type.Integer({ minimum: 1, default: 500 }),
+  /** When the server runs the STR sweep (cron pattern; 'off' to leave it to `mica jobs run str-sweep`). */
+  STR_SWEEP_CRON: Type.String({ minLength: 1, default: '*/15 * * * *' }),
 });
 
 export type Config = Readonly<

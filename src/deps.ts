@@ -4,8 +4,10 @@ import type { Logger } from 'pino';
 import { createMemoryCache } from './cache/memory.cache.ts';
 import { createRedisCache } from './cache/redis.cache.ts';
 import type { Config } from './config.ts';
+import { createCaseDeps } from './deps-cases.ts';
 import { AppError } from './errors.ts';
 import { createMetrics } from './observability/metrics.ts';
+import { createAuditService } from './services/audit.service.ts';
 import { createCacheStatsService } from './services/cache-stats.service.ts';
 import { createCaspDirectoryService } from './services/casp-directory.service.ts';
 import { createClientContextResolver } from './services/client-context.ts';
@@ -15,11 +17,11 @@ import { type CommandDeps, runCommand } from './services/commands.ts';
 import { createEvaluationService } from './services/evaluation.service.ts';
 import { createKeysService } from './services/keys.service.ts';
 import { createRateLimitService } from './services/rate-limit.service.ts';
-import { createTravelRuleService } from './services/travel-rule.service.ts';
 import { createSanctionsListsService } from './services/sanctions-lists.service.ts';
 import { createScreeningService } from './services/screening.service.ts';
-import { createSanctionsListsRepo } from './storage/sanctions-lists.repo.ts';
-import { createVendors } from './vendors/index.ts';
+import { startStreamCommand } from './services/stream-commands.ts';
+import { createTravelRuleService } from './services/travel-rule.service.ts';
+import { createAuditQueryRepo } from './storage/audit-query.repo.ts';
 import { createAuditWriter } from './storage/audit-writer.ts';
 import { createCaspDirectoryRepo } from './storage/casp-directory.repo.ts';
 import { createClientsRepo } from './storage/clients.repo.ts';
@@ -28,6 +30,8 @@ import { createEvaluationsRepo } from './storage/evaluations.repo.ts';
 import { createKeysRepo } from './storage/keys.repo.ts';
 import { migrateToLatest } from './storage/migrations/index.ts';
 import { createOperatorAuditRepo } from './storage/operator-audit.repo.ts';
+import { createSanctionsListsRepo } from './storage/sanctions-lists.repo.ts';
+import { createVendors } from './vendors/index.ts';
 
 /** The composition root: builds every service from the config; the only place that wires things. */
 export async function createDeps(
@@ -136,10 +140,30 @@ export async function createDeps(
     clientContext,
     cache,
     stats: cacheStats,
-    onCacheError: (err) => opts.logger?.warn({ err }, 'wallet-screening cache unavailable; screening uncached'),
+    onCacheError: (err) =>
+      opts.logger?.warn({ err }, 'wallet-screening cache unavailable; screening uncached'),
   });
 
-  const commandDeps: CommandDeps = { migrate: () => migrateToLatest(db), clients, keys, casps, lists };
+  const audit = createAuditService({ audit: createAuditQueryRepo(db) });
+  const caseDeps = createCaseDeps({
+    config,
+    db,
+    clientExists: async (id) => (await clients.get(id)) !== undefined,
+    clientContext,
+    operatorAudit,
+    rateLimiter,
+    evaluation,
+    logger: opts.logger,
+  });
+  const commandDeps: CommandDeps = {
+    migrate: () => migrateToLatest(db),
+    clients,
+    keys,
+    casps,
+    lists,
+    webhooks: caseDeps.webhookRegistrations,
+    jobs: caseDeps.jobs,
+  };
   // The operator token of this process: configured, or made at start for the CLI to find.
   const operatorToken = config.MICA_OPERATOR_TOKEN ?? randomBytes(24).toString('base64url');
 
@@ -153,6 +177,8 @@ export async function createDeps(
     keys,
     clientContext,
     rateLimiter,
+    audit,
+    streams: (name: string, args: unknown) => startStreamCommand({ audit }, name, args),
     limitsFor: async (clientId: string) => (await clientContext(clientId))?.rateLimits ?? defaultLimits,
     evaluation,
     auditWriter,
@@ -163,6 +189,7 @@ export async function createDeps(
     lists,
     vendors,
     screening,
+    ...caseDeps,
     operatorToken: () => operatorToken,
     commands: (name: string, args: unknown, actor: string) => runCommand(commandDeps, name, args, actor),
     readinessChecks: {

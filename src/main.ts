@@ -2,6 +2,7 @@ import { pino } from 'pino';
 import { buildApp } from './app.ts';
 import { loadConfig } from './config.ts';
 import { createDeps } from './deps.ts';
+import { schedule } from './jobs/jobs.ts';
 import { seedDemoClient } from './services/demo-seed.ts';
 import { acquireStoreLock, publishServerInfo, removeServerInfo } from './storage/store-lock.ts';
 
@@ -12,6 +13,8 @@ async function main(): Promise<void> {
   const lock = config.storage === 'pglite' ? acquireStoreLock(config.MICA_DATA_DIR) : undefined;
   const deps = await createDeps(config, { logger });
   const app = await buildApp(deps, { logger });
+  // Sanctions lists are indexed before the first request, not during it.
+  await deps.lists.current();
 
   const demo = config.MICA_DEMO_SEED ? await seedDemoClient(deps) : undefined;
   const address = await app.listen({ port: config.PORT, host: config.HOST });
@@ -19,6 +22,8 @@ async function main(): Promise<void> {
   if (lock)
     publishServerInfo(config.MICA_DATA_DIR, { url: local, token: deps.operatorToken(), pid: process.pid });
   logger.info({ address, storage: config.storage, environment: config.MICA_ENVIRONMENT }, 'listening');
+  // Every instance may run it: a case is claimed by one of them only (jobs/str-sweep.ts).
+  const strSweep = schedule('str-sweep', config.STR_SWEEP_CRON, deps.jobs, logger);
   if (demo) {
     // Printed once, on the first start of an empty store: the key is never shown again.
     process.stdout.write(
@@ -36,6 +41,7 @@ async function main(): Promise<void> {
     const force = setTimeout(() => process.exit(1), 15_000);
     force.unref();
     try {
+      await strSweep.stop();
       await app.close();
       await deps.close();
     } finally {

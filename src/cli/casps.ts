@@ -26,6 +26,9 @@ export function registerCaspCommands(
     .description('replace the directory with a CSV (header with at least lei,name,country)')
     .option('--source <name>', 'recorded name of the source (default: the file name)')
     .action((file: string, o: { source?: string }) =>
-      found({ name: 'casps.import', args: { csv: readImportFile(file), source: o.source ?? basename(file) } }),
+      found({
+        name: 'casps.import',
+        args: { csv: readImportFile(file), source: o.source ?? basename(file) },
+      }),
     );
 }

@@ -5,11 +5,14 @@ import { AppError } from '../errors.ts';
 import { acquireStoreLock, readServerInfo } from '../storage/store-lock.ts';
 import { registerCaspCommands } from './casps.ts';
 import { registerListCommands } from './lists.ts';
+import { registerWebhookCommands } from './webhooks.ts';
 
 /** One parsed CLI invocation: the operator command name and its JSON arguments. */
 interface Invocation {
   name: string;
   args: Record<string, unknown>;
+  /** A streaming command: its text goes to stdout as it comes. */
+  stream?: boolean;
 }
 
 const positiveNumber = (v: string) => {
@@ -56,10 +59,39 @@ function buildProgram(found: (inv: Invocation) => void): Command {
   for (const verb of ['add', 'remove'] as const)
     officers
       .command(`${verb} <client_id> <officer>`)
-      .action((client_id: string, officer: string) => found({ name: `officers.${verb}`, args: { client_id, officer } }));
+      .action((client_id: string, officer: string) =>
+        found({ name: `officers.${verb}`, args: { client_id, officer } }),
+      );
   officers
     .command('list <client_id>')
     .action((client_id: string) => found({ name: 'officers.list', args: { client_id } }));
+
+  program
+    .command('audit')
+    .description('the audit trail of evaluations')
+    .command('export')
+    .requiredOption('--client <client_id>')
+    .option('--from <date>', 'ISO 8601 date or date-time (inclusive)')
+    .option('--to <date>', 'ISO 8601 date or date-time (exclusive)')
+    .option('--rule <rule_id>')
+    .option('--customer <customer_id>')
+    .option('--transaction <transaction_id>')
+    .option('--format <format>', 'csv or json', 'csv')
+    .action((o: Record<string, string | undefined>) =>
+      found({
+        name: 'audit.export',
+        stream: true,
+        args: {
+          client_id: o.client,
+          from: o.from,
+          to: o.to,
+          rule_id: o.rule,
+          customer_id: o.customer,
+          transaction_id: o.transaction,
+          format: o.format,
+        },
+      }),
+    );
 
   const keys = program.command('keys').description('API keys (shown once, stored as SHA-256)');
   keys
@@ -92,11 +124,34 @@ function buildProgram(found: (inv: Invocation) => void): Command {
     );
   registerCaspCommands(program, found);
   registerListCommands(program, found);
+  registerWebhookCommands(program, found);
   return program;
 }
 
 function dropUndefined(o: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
+}
+
+/** Sends a streaming command to the server and copies its output to stdout. */
+async function streamThroughServer(server: { url: string; token: string }, inv: Invocation, args: object) {
+  const res = await fetch(`${server.url}/api/admin/streams/${inv.name}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ args }),
+  });
+  if (!res.ok) {
+    const body = (await res.json()) as { error?: { code: string; message: string } };
+    throw new AppError((body.error?.code as never) ?? 'INTERNAL_ERROR', body.error?.message ?? 'failed');
+  }
+  for await (const chunk of res.body ?? []) await writeOut(Buffer.from(chunk));
+}
+
+/** Writes to stdout, waiting when the pipe is full (an export can be large). */
+function writeOut(chunk: string | Buffer): Promise<void> {
+  return new Promise((resolve) => {
+    if (process.stdout.write(chunk)) resolve();
+    else process.stdout.once('drain', resolve);
+  });
 }
 
 /** Runs one command: through a running server's operator API when it holds the store, else directly. */
@@ -106,6 +161,7 @@ async function execute(inv: Invocation): Promise<unknown> {
   const args = dropUndefined(inv.args);
   if (config.storage === 'pglite') {
     const server = readServerInfo(config.MICA_DATA_DIR);
+    if (server && inv.stream) return streamThroughServer(server, inv, args);
     if (server) {
       const res = await fetch(`${server.url}/api/admin/commands/${inv.name}`, {
         method: 'POST',
@@ -122,6 +178,10 @@ async function execute(inv: Invocation): Promise<unknown> {
   try {
     const deps = await createDeps(config, { skipMigrations: inv.name === 'migrate' });
     try {
+      if (inv.stream) {
+        for await (const chunk of await deps.streams(inv.name, args)) await writeOut(chunk);
+        return undefined;
+      }
       return await deps.commands(inv.name, args, actor);
     } finally {
       await deps.close();
@@ -150,7 +210,7 @@ async function main(argv: string[]): Promise<number> {
   }
   try {
     const result = await execute(inv);
-    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    if (!inv.stream) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     return 0;
   } catch (e) {
     const message = e instanceof Error ? e.message : String(e);

@@ -4,7 +4,9 @@ import { AppError } from '../errors.ts';
 import { CASP_IMPORT_MAX_CHARS, type CaspDirectoryService } from './casp-directory.service.ts';
 import type { ClientsService } from './clients.service.ts';
 import type { KeysService } from './keys.service.ts';
+import type { Jobs } from '../jobs/jobs.ts';
 import type { SanctionsListsService } from './sanctions-lists.service.ts';
+import type { WebhookRegistrationsService } from './webhook-registrations.service.ts';
 
 /**
  * Operator commands, shared by the CLI (working on the store itself) and the server's operator API
@@ -16,6 +18,8 @@ export interface CommandDeps {
   keys: KeysService;
   casps: Pick<CaspDirectoryService, 'import'>;
   lists: Pick<SanctionsListsService, 'import' | 'status'>;
+  webhooks: Pick<WebhookRegistrationsService, 'add' | 'list' | 'remove'>;
+  jobs: Pick<Jobs, 'run'>;
 }
 
 interface Command<S extends TSchema> {
@@ -27,6 +31,23 @@ const command = <S extends TSchema>(c: Command<S>) => c as unknown as Command<TS
 const Str = Type.String({ minLength: 1, maxLength: 256 });
 
 export const COMMANDS: Record<string, Command<TSchema>> = {
+  // The secret goes in, never out: every answer shows fingerprints only.
+  'webhooks.add': command({
+    args: Type.Object({ kind: Str, client_id: Str, secret: Type.String({ maxLength: 512 }) }),
+    run: (d, a, actor) => d.webhooks.add(a.kind, a.client_id, a.secret, actor),
+  }),
+  'webhooks.list': command({
+    args: Type.Object({ client_id: Type.Optional(Str) }),
+    run: (d, a) => d.webhooks.list(a.client_id),
+  }),
+  'webhooks.remove': command({
+    args: Type.Object({ id: Str, secret_fingerprint: Type.Optional(Str) }),
+    run: (d, a, actor) => d.webhooks.remove(a.id, actor, a.secret_fingerprint),
+  }),
+  'jobs.run': command({
+    args: Type.Object({ job: Str }),
+    run: (d, a) => d.jobs.run(a.job),
+  }),
   'lists.import': command({
     args: Type.Object({
       source: Type.Union([Type.Literal('ofac'), Type.Literal('eu'), Type.Literal('un')]),

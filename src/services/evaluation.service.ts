@@ -60,6 +60,7 @@ function followUpsOf(
   res: EvaluationResponse,
   ctx: ClientContext,
   actor: string,
+  linkCaseId?: string,
 ): EvaluationRecord['followUps'] {
   if (!res.should_create_case && !res.should_alert) return undefined;
   const created = new Date(res.timestamp);
@@ -96,7 +97,7 @@ function followUpsOf(
         customer_id: text(data.customer_id) ?? text(data.originator_customer_id),
         transaction_id: req.trigger_type === 'transaction' ? (req.trigger_entity_id ?? null) : null,
         evaluation_id: res.evaluation_id,
-        case_id: newCase?.id ?? null,
+        case_id: newCase?.id ?? linkCaseId ?? null,
         rule_ids: triggered.filter((r) => r.result === 'alert').map((r) => r.rule_id),
         due_at: alertDueAt(severity, created, calendar).toISOString(),
         created_at: res.timestamp,
@@ -148,8 +149,16 @@ export function createEvaluationService(deps: {
   const now = deps.now ?? (() => new Date());
 
   return {
-    /** Returns the response and its JSON text (the exact bytes stored and answered). */
-    async evaluate(principal: Principal, req: EvaluationRequest, evaluatorId?: string) {
+    /**
+     * Returns the response and its JSON text (the exact bytes stored and answered). `links.caseId`
+     * ties the alert it opens to an existing case (the STR sweep's alert to its STR case).
+     */
+    async evaluate(
+      principal: Principal,
+      req: EvaluationRequest,
+      evaluatorId?: string,
+      links?: { caseId?: string },
+    ) {
       checkWalletAddress(req);
       // A client the key does not own looks exactly like one that does not exist.
       const ctx = req.client_id === principal.clientId ? await deps.clientContext(req.client_id) : undefined;
@@ -212,7 +221,7 @@ export function createEvaluationService(deps: {
         rule_ids: outcome.results.map((r) => r.rule_id),
         requestJson: JSON.stringify(req),
         responseJson,
-        followUps: followUpsOf(req, response, ctx, evaluatorId ?? `key:${principal.keyId}`),
+        followUps: followUpsOf(req, response, ctx, evaluatorId ?? `key:${principal.keyId}`, links?.caseId),
         customerTransaction: countsInWindow
           ? {
               transaction_id: transactionId,

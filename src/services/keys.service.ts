@@ -19,6 +19,11 @@ export interface Principal {
   officer: string | null;
 }
 
+/** The caller of work the service does for a client on its own (scheduled jobs); no key stands behind it. */
+export function systemPrincipal(clientId: string, environment: Environment, job: string): Principal {
+  return { keyId: `system:${job}`, clientId, role: 'standard', environment, officer: null };
+}
+
 /** SHA-256 hex digest: the only form in which a key is stored. */
 export function hashKey(key: string): string {
   return createHash('sha256').update(key, 'utf8').digest('hex');

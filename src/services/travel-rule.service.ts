@@ -137,9 +137,11 @@ export function createTravelRuleService(deps: {
       const key = travelCacheKey(principal.clientId, transfer.transfer_id);
       const fingerprint = `${createHash('sha256').update(canonicalJson(body)).digest('hex')}.${directory.version}`;
       const cached = await cacheGet(key);
-      const hit = cached !== undefined && cached.startsWith(`${fingerprint}\n`);
-      deps.stats.record(principal.clientId, 'travel_rule', hit);
-      if (hit) return cached.slice(fingerprint.length + 1);
+      if (cached?.startsWith(`${fingerprint}\n`)) {
+        deps.stats.record(principal.clientId, 'travel_rule', true);
+        return cached.slice(fingerprint.length + 1);
+      }
+      deps.stats.record(principal.clientId, 'travel_rule', false);
 
       const { data_completeness, required_fields } = assessCompleteness(transfer);
       const self_hosted = isSelfHosted(transfer);

@@ -5,6 +5,7 @@ import { Kysely, PostgresDialect } from 'kysely';
 import { KyselyPGlite } from 'kysely-pglite';
 import pg from 'pg';
 import type { Database } from './schema.ts';
+import { serialiseConnections } from './serial-dialect.ts';
 
 export type Db = Kysely<Database>;
 
@@ -36,7 +37,7 @@ export async function openDatabase(opts: {
   const dir = opts.dataDir === 'memory://' ? 'memory://' : resolve(opts.dataDir ?? './data', 'pgdata');
   if (dir !== 'memory://') mkdirSync(dir, { recursive: true });
   const client = await PGlite.create(dir === 'memory://' ? {} : { dataDir: dir });
-  const db = new Kysely<Database>({ dialect: new KyselyPGlite(client).dialect });
+  const db = new Kysely<Database>({ dialect: serialiseConnections(new KyselyPGlite(client).dialect) });
   return {
     db,
     kind: 'pglite',

@@ -148,6 +148,11 @@ export interface Database {
   sanctions_addresses: SanctionsAddressesTable;
   casp_directory: CaspDirectoryTable;
   casp_directory_imports: CaspDirectoryImportsTable;
+  webhook_registrations: WebhookRegistrationsTable;
+  webhook_secrets: WebhookSecretsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  kyc_decisions: KycDecisionsTable;
+  service_settings: ServiceSettingsTable;
 }
 
 /** Authorised crypto-asset service providers, operator-wide (migration 003). */
@@ -199,4 +204,49 @@ export interface SanctionsAddressesTable {
   address: string;
   scope: string;
   match_key: string;
+}
+
+/** A vendor kind registered for a client (migration 005); its secrets live in webhook_secrets. */
+export interface WebhookRegistrationsTable {
+  id: string;
+  client_id: string;
+  kind: string;
+  created_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  created_by: string;
+}
+
+/** One secret of a registration, sealed with AES-256-GCM; several during a rotation. */
+export interface WebhookSecretsTable {
+  registration_id: string;
+  fingerprint: string;
+  sealed: string;
+  created_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  created_by: string;
+}
+
+/** One accepted delivery (migration 004, raw bytes and event from 005): the dedup key of intake. */
+export interface WebhookDeliveriesTable {
+  client_id: string;
+  vendor: string;
+  delivery_id: string;
+  alert_id: string;
+  received_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  event: string | null;
+  raw_body: string | null;
+}
+
+/** The latest KYC decision per client and customer. */
+export interface KycDecisionsTable {
+  client_id: string;
+  customer_id: string;
+  decision: string;
+  alert_id: string;
+  decided_at: Timestamp;
+}
+
+/** Service-wide values the service generates once (e.g. the secret-encryption key on PostgreSQL). */
+export interface ServiceSettingsTable {
+  name: string;
+  value: string;
+  created_at: ColumnType<Date, Date | string | undefined, Date | string>;
 }

@@ -2,7 +2,13 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { walletCacheKey } from '../../src/services/cache-keys.ts';
 import { clientWithKey, startTestApp, type TestApp } from '../helpers/harness.ts';
-import { completeBody, ETH, importTestDirectory, UNLISTED_LEI, uniqueClientId } from '../helpers/travel-rule.ts';
+import {
+  completeBody,
+  ETH,
+  importTestDirectory,
+  UNLISTED_LEI,
+  uniqueClientId,
+} from '../helpers/travel-rule.ts';
 
 const FIGURES = ['hit_rate', 'miss_rate', 'total_requests', 'cache_size', 'memory_usage_mb'];
 
@@ -51,7 +57,13 @@ describe('travel-rule cache, statistics and invalidation', () => {
     assert.deepEqual(Object.keys(s), ['wallet_screening', 'travel_rule']);
     for (const ns of ['wallet_screening', 'travel_rule']) {
       assert.deepEqual(Object.keys(s[ns]), FIGURES);
-      assert.deepEqual(s[ns], { hit_rate: 0, miss_rate: 0, total_requests: 0, cache_size: 0, memory_usage_mb: 0 });
+      assert.deepEqual(s[ns], {
+        hit_rate: 0,
+        miss_rate: 0,
+        total_requests: 0,
+        cache_size: 0,
+        memory_usage_mb: 0,
+      });
     }
   });
 
@@ -142,7 +154,11 @@ describe('travel-rule cache, statistics and invalidation', () => {
     assert.equal((await stats()).wallet_screening.cache_size, 3);
 
     const upper = `0x${ETH.slice(2).toUpperCase()}`;
-    const exact = await invalidate({ cache: 'wallet_screening', wallet_address: upper, blockchain: 'polygon' });
+    const exact = await invalidate({
+      cache: 'wallet_screening',
+      wallet_address: upper,
+      blockchain: 'polygon',
+    });
     assert.deepEqual(exact.json(), { invalidated: 1 });
     // With cache "all", an address selects only wallet entries: the transfer stays cached.
     assert.deepEqual((await invalidate({ cache: 'all', wallet_address: ETH })).json(), { invalidated: 1 });

@@ -81,6 +81,12 @@ describe('the mica CLI', () => {
     assert.equal(await evaluateWith(server.url, rotated.json().key, 'acme'), 200);
     assert.equal(await evaluateWith(server.url, created.key, 'acme'), 200, 'old key in its grace period');
 
+    const exported = mica('audit', 'export', '--client', 'acme', '--format', 'csv');
+    assert.equal(exported.code, 0, exported.err);
+    const lines = exported.out.trim().split('\r\n');
+    assert.match(lines[0]!, /^client_id,evaluation_id,rule_id,result,/);
+    assert.equal(lines.length, 1 + 3 * 6, 'three periodic evaluations of six rules');
+
     const revoked = mica('keys', 'revoke', created.key_id);
     assert.equal(revoked.code, 0, revoked.err);
     assert.equal(await evaluateWith(server.url, created.key, 'acme'), 401);
@@ -91,5 +97,11 @@ describe('the mica CLI', () => {
     server = undefined;
     const c = mica('clients', 'create', 'globex');
     assert.equal(c.code, 0, c.err);
+    const json = mica('audit', 'export', '--client', 'acme', '--format', 'json', '--rule', 'MICA-GOV-001');
+    assert.equal(json.code, 0, json.err);
+    assert.equal(json.json().length, 3);
+    const bad = mica('audit', 'export', '--client', 'acme', '--from', 'last-week');
+    assert.equal(bad.code, 1);
+    assert.match(bad.err, /from/);
   });
 });

@@ -230,7 +230,11 @@ describe('POST /api/mica/travel-rule-validation', () => {
 
   it('malformed values are a 400 flat VALIDATION listing every field at once', async () => {
     const body = completeBody('tr-bad', { direction: 'sideways', amount_eur: -5 });
-    body.beneficiary = { ...body.beneficiary, casp_lei: '549300NRE2M9GQ3DTH09', wallet_address: ETH.slice(0, -1) };
+    body.beneficiary = {
+      ...body.beneficiary,
+      casp_lei: '549300NRE2M9GQ3DTH09',
+      wallet_address: ETH.slice(0, -1),
+    };
     const errors = await expect400(body);
     assert.deepEqual(
       errors.map((e) => e.slice(0, e.indexOf(':'))),
@@ -255,7 +259,8 @@ describe('POST /api/mica/travel-rule-validation', () => {
   });
 
   it('without a valid key: 401 flat AUTHENTICATION, before the body is looked at', async () => {
-    for (const headers of [{}, { authorization: 'Bearer mica_live_nope' }]) {
+    const attempts: Record<string, string>[] = [{}, { authorization: 'Bearer mica_live_nope' }];
+    for (const headers of attempts) {
       const res = await send({ not: 'checked' }, headers);
       assert.equal(res.statusCode, 401);
       const body = res.json();
@@ -325,7 +330,9 @@ describe('POST /api/mica/travel-rule-validation', () => {
     const body = res.json();
     assert.equal(body.rules_evaluated, 3);
     assert.deepEqual(
-      body.results.filter((r: { triggered: boolean }) => r.triggered).map((r: { rule_id: string }) => r.rule_id),
+      body.results
+        .filter((r: { triggered: boolean }) => r.triggered)
+        .map((r: { rule_id: string }) => r.rule_id),
       ['MICA-TR-001'],
     );
   });

@@ -32,6 +32,25 @@ export function nestingDepth(text: string): number {
   return max;
 }
 
+/** Parses a body as JSON (undefined when empty); throws the 400 AppError of a deep or malformed one. */
+export function parseJsonBody(body: Buffer): unknown {
+  if (body.length === 0) return undefined;
+  const text = body.toString('utf8');
+  if (nestingDepth(text) > MAX_DEPTH)
+    throw new AppError('INVALID_REQUEST', `Request body is nested deeper than ${MAX_DEPTH} levels`, {
+      field: 'body',
+      reason: 'Nested too deeply',
+    });
+  try {
+    return secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' });
+  } catch {
+    throw new AppError('INVALID_REQUEST', 'Request body is not valid JSON', {
+      field: 'body',
+      reason: 'Malformed JSON',
+    });
+  }
+}
+
 /**
  * Every body is read as bytes and parsed as JSON whatever its Content-Type claims: a caller who
  * forgets the header gets their JSON read, and anything that is not JSON is a 400, never a 415.
@@ -40,31 +59,22 @@ export function registerJsonBody(app: FastifyInstance): void {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (req, body: Buffer, done) => {
     req.rawBody = body;
-    if (body.length === 0) {
-      done(null, undefined);
-      return;
-    }
-    const text = body.toString('utf8');
-    if (nestingDepth(text) > MAX_DEPTH) {
-      done(
-        new AppError('INVALID_REQUEST', `Request body is nested deeper than ${MAX_DEPTH} levels`, {
-          field: 'body',
-          reason: 'Nested too deeply',
-        }),
-        undefined,
-      );
-      return;
-    }
     try {
-      done(null, secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' }));
-    } catch {
-      done(
-        new AppError('INVALID_REQUEST', 'Request body is not valid JSON', {
-          field: 'body',
-          reason: 'Malformed JSON',
-        }),
-        undefined,
-      );
+      done(null, parseJsonBody(body));
+    } catch (e) {
+      done(e as AppError, undefined);
     }
+  });
+}
+
+/**
+ * For a plugin whose routes must see the bytes before any parsing (webhooks: the signature is
+ * checked first, so a forged body is a 401 whatever it contains): keeps `rawBody`, parses nothing.
+ */
+export function registerRawBody(app: FastifyInstance): void {
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (req, body: Buffer, done) => {
+    req.rawBody = body;
+    done(null, undefined);
   });
 }

@@ -4,6 +4,7 @@ import * as m001 from './001-foundation.ts';
 import * as m002 from './002-sanctions-lists.ts';
 import * as m003 from './003-casp-directory.ts';
 import * as m004 from './004-alerts-cases.ts';
+import * as m005 from './005-webhooks.ts';
 
 /** Migrations are compiled in, so a fresh clone migrates without reading a folder at run time. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -11,6 +12,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '002-sanctions-lists': m002,
   '003-casp-directory': m003,
   '004-alerts-cases': m004,
+  '005-webhooks': m005,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

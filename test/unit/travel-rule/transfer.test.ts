@@ -232,3 +232,32 @@ describe('validateTransfer: rejected requests', () => {
     );
   });
 });
+
+describe('validateTransfer: extension fields', () => {
+  it('keeps amount_crypto and the parties’ customer ids', () => {
+    const body = base();
+    const result = validateTransfer({
+      ...body,
+      amount_crypto: 0.25,
+      originator: { ...body.originator, customer_id: 'c-1' },
+      beneficiary: { ...body.beneficiary, customer_id: 'c-2' },
+    });
+    assert.ok(result.ok);
+    assert.equal(result.transfer.amount_crypto, 0.25);
+    assert.equal(result.transfer.originator.customer_id, 'c-1');
+    assert.equal(result.transfer.beneficiary.customer_id, 'c-2');
+  });
+
+  it('rejects a bad amount_crypto and an over-long transfer_id', () => {
+    assert.deepEqual(errorsOf(validateTransfer({ ...base(), amount_crypto: -1 })), [
+      'amount_crypto: Must be >= 0',
+    ]);
+    assert.deepEqual(errorsOf(validateTransfer({ ...base(), amount_crypto: '1' })), [
+      'amount_crypto: Must be a finite number',
+    ]);
+    assert.deepEqual(errorsOf(validateTransfer({ ...base(), transfer_id: 'x'.repeat(257) })), [
+      'transfer_id: Must be at most 256 characters',
+    ]);
+    assert.ok(validateTransfer({ ...base(), transfer_id: 'x'.repeat(256) }).ok);
+  });
+});

@@ -1,0 +1,76 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { KIND_SPECS, TIMESTAMP_HEADER, WEBHOOK_KINDS } from '../../domain/webhooks/kinds.ts';
+import { SignatureRejected, type WebhookIntakeService } from '../../services/webhook-intake.service.ts';
+import { parseJsonBody, registerRawBody } from '../plugins/json-body.ts';
+import { rateLimitError, setRateLimitHeaders } from '../plugins/rate-limit.ts';
+import { NestedError } from '../schemas/common.schema.ts';
+
+const Ack = Type.Object({
+  status: Type.Literal('accepted'),
+  platform_alert_id: Type.String({ format: 'uuid' }),
+  case_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
+  case_number: Type.Union([Type.String({ pattern: '^CASE-\\d{4}-\\d{6,}$' }), Type.Null()]),
+});
+
+const errors = {
+  400: NestedError,
+  401: NestedError,
+  409: NestedError,
+  413: NestedError,
+  429: NestedError,
+  500: NestedError,
+};
+
+/**
+ * POST /api/webhooks/{txmon-a,txmon-b,kyc,screening}. The order is the contract's: limits, then
+ * the signature over the bytes as received, then the JSON; a forged delivery is a 401 whatever it
+ * contains, and leaves nothing behind but a security log line.
+ */
+export const webhookRoutes =
+  (deps: { intake: WebhookIntakeService; onRejected?: (scope: string) => void }): FastifyPluginAsyncTypebox =>
+  async (app) => {
+    // This plugin's own body parser: nothing is parsed before the signature is checked.
+    registerRawBody(app);
+    for (const kind of WEBHOOK_KINDS) {
+      const header = KIND_SPECS[kind].signatureHeader;
+      app.post(
+        `/api/webhooks/${kind}`,
+        {
+          config: { auth: 'none', errorFormat: 'webhook' },
+          onRequest: async (_req, reply) => {
+            const decision = await deps.intake.limit(kind);
+            setRateLimitHeaders(reply, decision);
+            if (!decision.allowed) {
+              deps.onRejected?.(`webhook:${kind}`);
+              throw rateLimitError(decision);
+            }
+          },
+          schema: {
+            tags: ['webhooks'],
+            summary: `Receive a ${kind} vendor webhook`,
+            description:
+              `Signed with HMAC-SHA256 (lower-case hex, optional sha256= prefix) in \`${header}\`, over ` +
+              `the raw body, or over \`<timestamp>.<body>\` when \`${TIMESTAMP_HEADER}\` is sent (±300 s). ` +
+              '`?client=<id>` restricts verification to that client’s registration.',
+            querystring: Type.Object({ client: Type.Optional(Type.String()) }),
+            response: { 200: Ack, ...errors },
+          },
+        },
+        async (req) => {
+          const rawBody = req.rawBody ?? Buffer.alloc(0);
+          let clientId: string;
+          try {
+            clientId = await deps.intake.authenticate(kind, rawBody, req.headers, req.query.client);
+          } catch (e) {
+            // The security trail: who tried and why it failed; never the body or any secret.
+            if (e instanceof SignatureRejected)
+              req.log.warn({ vendor: kind, reason: e.reason, ip: req.ip }, 'webhook signature rejected');
+            throw e;
+          }
+          const body = parseJsonBody(rawBody);
+          return deps.intake.accept(kind, clientId, { body, rawBody, headers: req.headers });
+        },
+      );
+    }
+  };

@@ -1,0 +1,106 @@
+import { type TSchema, Type } from 'typebox';
+import { statusesOf } from '../../domain/cases/state-machines.ts';
+import { Enum } from './common.schema.ts';
+
+const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
+const DateTime = Type.String({ format: 'date-time' });
+const Uuid = Type.String({ format: 'uuid' });
+
+const HistoryEntry = Type.Object({
+  at: DateTime,
+  actor: Type.String(),
+  from: Nullable(Type.String()),
+  to: Type.String(),
+  note: Nullable(Type.String()),
+});
+
+export const ALERT_STATUSES = statusesOf('alert');
+export const CASE_STATUSES = statusesOf('case');
+const SEVERITIES = ['low', 'medium', 'high', 'critical'] as const;
+
+/** An alert (CONTRACT §5). */
+export const AlertSchema = Type.Object({
+  id: Uuid,
+  status: Enum(ALERT_STATUSES),
+  resolution: Nullable(Type.String()),
+  severity: Enum(SEVERITIES),
+  source: Type.String({ description: 'txmon-a, txmon-b, kyc, screening or evaluation' }),
+  event: Nullable(Type.String()),
+  vendor_object_id: Nullable(Type.String()),
+  customer_id: Nullable(Type.String()),
+  transaction_id: Nullable(Type.String()),
+  evaluation_id: Nullable(Uuid),
+  case_id: Nullable(Uuid),
+  due_at: DateTime,
+  overdue: Type.Boolean(),
+  created_at: DateTime,
+  updated_at: DateTime,
+  payload: Type.Unknown({ description: 'webhooks: the delivered body' }),
+  history: Type.Array(HistoryEntry),
+});
+
+/** A case (CONTRACT §5). */
+export const CaseSchema = Type.Object({
+  id: Uuid,
+  case_number: Type.String({ pattern: '^CASE-\\d{4}-\\d{6,}$' }),
+  status: Enum(CASE_STATUSES),
+  resolution: Nullable(Type.String()),
+  reason: Type.String(),
+  assignee: Nullable(Type.String()),
+  rule_ids: Type.Array(Type.String()),
+  alert_ids: Type.Array(Uuid),
+  evaluation_id: Nullable(Uuid),
+  due_at: DateTime,
+  overdue: Type.Boolean(),
+  created_at: DateTime,
+  updated_at: DateTime,
+  history: Type.Array(HistoryEntry),
+});
+
+const Cursor = Type.String({ minLength: 1, maxLength: 512 });
+const Limit = Type.Integer({ minimum: 1, maximum: 200, default: 50 });
+
+export const AlertListQuery = Type.Object({
+  status: Type.Optional(Enum(ALERT_STATUSES)),
+  severity: Type.Optional(Enum(SEVERITIES)),
+  overdue: Type.Optional(Type.Boolean()),
+  cursor: Type.Optional(Cursor),
+  limit: Type.Optional(Limit),
+});
+
+export const CaseListQuery = Type.Object({
+  status: Type.Optional(Enum(CASE_STATUSES)),
+  assignee: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
+  overdue: Type.Optional(Type.Boolean()),
+  cursor: Type.Optional(Cursor),
+  limit: Type.Optional(Limit),
+});
+
+export const listOf = <T extends TSchema>(item: T) =>
+  Type.Object({ items: Type.Array(item), next_cursor: Nullable(Type.String()) });
+
+const Note = Type.String({ maxLength: 2000 });
+
+export const AlertTransitionBody = Type.Object(
+  {
+    to: Enum(ALERT_STATUSES),
+    resolution: Type.Optional(Nullable(Type.String({ maxLength: 64 }))),
+    note: Type.Optional(Nullable(Note)),
+    case_id: Type.Optional(Type.String({ format: 'uuid', description: 'with to = escalated: join this case' })),
+  },
+  { additionalProperties: false },
+);
+
+export const CaseTransitionBody = Type.Object(
+  {
+    to: Enum(CASE_STATUSES),
+    resolution: Type.Optional(Nullable(Type.String({ maxLength: 64 }))),
+    note: Type.Optional(Nullable(Note)),
+  },
+  { additionalProperties: false },
+);
+
+export const AssignBody = Type.Object(
+  { officer: Type.String({ minLength: 1, maxLength: 256 }) },
+  { additionalProperties: false },
+);

@@ -1,0 +1,111 @@
+import { clientCalendar, strOverdue } from '../domain/cases/due-dates.ts';
+import type { ClientContext, EvaluationService } from '../services/evaluation.service.ts';
+import { type Environment, systemPrincipal } from '../services/keys.service.ts';
+import type { StrCandidate, StrSweepRepo } from '../storage/str-sweep.repo.ts';
+
+export const STR_SWEEP_EVALUATOR = 'system:str-sweep';
+const RULE = 'MICA-RPT-002';
+const PAGE = 200;
+
+export interface StrSweepResult {
+  job: 'str-sweep';
+  at: string;
+  /** Pending STR cases looked at. */
+  checked: number;
+  evaluated: Array<{ case_id: string; case_number: string; evaluation_id: string; alert: boolean }>;
+  /** Cases whose evaluation failed; they are left for the next run. */
+  failed: number;
+}
+
+/**
+ * The STR sweep (CONTRACT §5): an STR case not closed as str_filed 2 business days (the client's
+ * threshold, calendar and time zone) after creation gets MICA-RPT-002 evaluated once, through the
+ * evaluation service, so it is audited like any evaluation and opens the alert its flags call for.
+ *
+ * It is a manual evaluation of that one rule: the periodic context would also evaluate the
+ * governance rules, and with no governance facts given they would fail closed and raise alerts
+ * that say nothing true.
+ */
+export function createStrSweep(deps: {
+  repo: StrSweepRepo;
+  clientContext: (clientId: string) => Promise<ClientContext | undefined>;
+  evaluation: Pick<EvaluationService, 'evaluate'>;
+  environment: Environment;
+  now?: () => Date;
+  onError?: (err: unknown, caseId: string) => void;
+}) {
+  const now = deps.now ?? (() => new Date());
+
+  async function isDue(c: StrCandidate, at: Date): Promise<boolean> {
+    const ctx = await deps.clientContext(c.client_id);
+    if (!ctx || ctx.settings.disabled_rules.includes(RULE)) return false;
+    const cal = clientCalendar({ timeZone: ctx.settings.time_zone, holidayCountry: ctx.settings.holiday_country });
+    return strOverdue(new Date(c.created_at), at, cal, ctx.settings.thresholds.str_filing_business_days);
+  }
+
+  async function evaluateCase(c: StrCandidate, result: StrSweepResult): Promise<void> {
+    const createdAt = new Date(c.created_at).toISOString();
+    try {
+      const { response } = await deps.evaluation.evaluate(
+        systemPrincipal(c.client_id, deps.environment, 'str-sweep'),
+        {
+          client_id: c.client_id,
+          trigger_type: 'manual',
+          trigger_entity_type: c.customer_id ? 'customer' : 'governance',
+          trigger_entity_id: c.case_number,
+          data: {
+            rule_ids: [RULE],
+            str_detected_at: createdAt,
+            str_filed: false,
+            case_id: c.id,
+            case_number: c.case_number,
+            ...(c.customer_id ? { customer_id: c.customer_id } : {}),
+          },
+        },
+        STR_SWEEP_EVALUATOR,
+        { caseId: c.id },
+      );
+      result.evaluated.push({
+        case_id: c.id,
+        case_number: c.case_number,
+        evaluation_id: response.evaluation_id,
+        alert: response.should_alert,
+      });
+      const status = (await deps.repo.status(c.id)) ?? 'open';
+      await deps.repo.note(c.id, {
+        at: response.timestamp,
+        actor: STR_SWEEP_EVALUATOR,
+        from: status,
+        to: status,
+        note: `STR not filed within the deadline: ${RULE} evaluated (${response.evaluation_id})`,
+      });
+    } catch (err) {
+      result.failed++;
+      deps.onError?.(err, c.id);
+      await deps.repo.release(c.id).catch((e) => deps.onError?.(e, c.id));
+    }
+  }
+
+  return {
+    /** One pass over every pending STR case; safe to run on several instances at once. */
+    async run(): Promise<StrSweepResult> {
+      const at = now();
+      const result: StrSweepResult = { job: 'str-sweep', at: at.toISOString(), checked: 0, evaluated: [], failed: 0 };
+      let after: { createdAt: string; id: string } | undefined;
+      for (;;) {
+        const page = await deps.repo.candidates(at, after, PAGE);
+        if (page.length === 0) break;
+        const last = page[page.length - 1]!;
+        after = { createdAt: new Date(last.created_at).toISOString(), id: last.id };
+        result.checked += page.length;
+        const due: StrCandidate[] = [];
+        for (const c of page) if (await isDue(c, at)) due.push(c);
+        const claimed = new Set(await deps.repo.claim(due.map((c) => c.id)));
+        for (const c of due) if (claimed.has(c.id)) await evaluateCase(c, result);
+        if (page.length < PAGE) break;
+      }
+      return result;
+    },
+  };
+}
+export type StrSweep = ReturnType<typeof createStrSweep>;

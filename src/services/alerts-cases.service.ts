@@ -1,0 +1,319 @@
+import { randomUUID } from 'node:crypto';
+import { parseCaseNumber } from '../domain/cases/case-number.ts';
+import { caseDueAt, clientCalendar, isOverdue } from '../domain/cases/due-dates.ts';
+import {
+  type HistoryEntry,
+  type ItemKind,
+  isFinalStatus,
+  statusesOf,
+  type TransitionResult,
+  transition,
+} from '../domain/cases/state-machines.ts';
+import { AppError } from '../errors.ts';
+import type { After, AlertRow, AlertsCasesRepo, CaseRow, ListFilter } from '../storage/alerts-cases.repo.ts';
+import type { ClientContext } from './evaluation.service.ts';
+import type { Principal } from './keys.service.ts';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const STR_RULE = 'MICA-RPT-001';
+const FINAL = {
+  alert: statusesOf('alert').filter((s) => isFinalStatus('alert', s)),
+  case: statusesOf('case').filter((s) => isFinalStatus('case', s)),
+};
+
+export interface ListQuery {
+  status?: string;
+  severity?: string;
+  assignee?: string;
+  overdue?: boolean;
+  cursor?: string;
+  limit?: number;
+}
+
+export interface TransitionBody {
+  to: string;
+  resolution?: string | null;
+  note?: string | null;
+  case_id?: string;
+}
+
+const iso = (d: Date | string) => new Date(d).toISOString();
+
+/** Opaque to callers: the (due_at, id) of the last item of a page. */
+function encodeCursor(a: After): string {
+  return Buffer.from(JSON.stringify([a.dueAt, a.id]), 'utf8').toString('base64url');
+}
+
+function decodeCursor(s: string): After {
+  try {
+    const v = JSON.parse(Buffer.from(s, 'base64url').toString('utf8')) as unknown;
+    if (Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && typeof v[1] === 'string') {
+      const at = new Date(v[0]);
+      if (!Number.isNaN(at.getTime()) && UUID.test(v[1])) return { dueAt: at.toISOString(), id: v[1] };
+    }
+  } catch {
+    /* reported below */
+  }
+  throw new AppError('INVALID_REQUEST', 'Invalid request: cursor: Not a cursor from this API', {
+    field: 'cursor',
+    reason: 'Not a cursor from this API',
+    errors: ['cursor: Not a cursor from this API'],
+  });
+}
+
+function alertView(r: AlertRow, now: Date) {
+  return {
+    id: r.id,
+    status: r.status,
+    resolution: r.resolution,
+    severity: r.severity,
+    source: r.source,
+    event: r.event,
+    vendor_object_id: r.vendor_object_id,
+    customer_id: r.customer_id,
+    transaction_id: r.transaction_id,
+    evaluation_id: r.evaluation_id,
+    case_id: r.case_id,
+    due_at: iso(r.due_at),
+    overdue: isOverdue(new Date(r.due_at), now, r.status),
+    created_at: iso(r.created_at),
+    updated_at: iso(r.updated_at),
+    payload: r.payload ?? null,
+    history: r.history as HistoryEntry[],
+  };
+}
+
+function caseView(r: CaseRow, alertIds: string[], now: Date) {
+  return {
+    id: r.id,
+    case_number: r.case_number,
+    status: r.status,
+    resolution: r.resolution,
+    reason: r.reason,
+    assignee: r.assignee,
+    rule_ids: r.rule_ids,
+    alert_ids: alertIds,
+    evaluation_id: r.evaluation_id,
+    due_at: iso(r.due_at),
+    overdue: isOverdue(new Date(r.due_at), now, r.status),
+    created_at: iso(r.created_at),
+    updated_at: iso(r.updated_at),
+    history: r.history as HistoryEntry[],
+  };
+}
+export type AlertView = ReturnType<typeof alertView>;
+export type CaseView = ReturnType<typeof caseView>;
+
+/** The 409 / 400 of a refused move (CONTRACT §5), listing what is allowed. */
+function refusal(kind: ItemKind, from: string, to: string, r: Exclude<TransitionResult<ItemKind>, { ok: true }>) {
+  if (r.error === 'INVALID_TRANSITION')
+    return new AppError('INVALID_TRANSITION', `A ${kind} cannot move from ${from} to ${to}`, {
+      from,
+      to,
+      allowed: r.allowed,
+    });
+  const reason =
+    r.error === 'RESOLUTION_REQUIRED'
+      ? `Required when moving to ${to} (one of: ${r.allowed.join(', ')})`
+      : r.allowed.length > 0
+        ? `Must be one of: ${r.allowed.join(', ')}`
+        : `Not accepted when moving to ${to}`;
+  return new AppError('INVALID_REQUEST', `Invalid request: resolution: ${reason}`, {
+    field: 'resolution',
+    reason,
+    errors: [`resolution: ${reason}`],
+    allowed: r.allowed,
+  });
+}
+
+const notFound = (what: string, id: string) => new AppError('NOT_FOUND', `${what} ${id} not found`);
+
+/** The alerts and cases API (CONTRACT §5, §9): listings, details, transitions, assignment; tenant-scoped. */
+export function createAlertsCasesService(deps: {
+  repo: AlertsCasesRepo;
+  clientContext: (clientId: string) => Promise<ClientContext | undefined>;
+  now?: () => Date;
+}) {
+  const now = deps.now ?? (() => new Date());
+
+  function page<T extends { due_at: Date; id: string }>(rows: T[], limit: number) {
+    const items = rows.slice(0, limit);
+    const last = items[items.length - 1];
+    const next = rows.length > limit && last ? encodeCursor({ dueAt: iso(last.due_at), id: last.id }) : null;
+    return { items, next_cursor: next };
+  }
+
+  function filterOf(kind: ItemKind, q: ListQuery, at: Date): ListFilter {
+    return { ...q, now: at, finalStatuses: FINAL[kind] };
+  }
+
+  async function findCase(clientId: string, idOrNumber: string) {
+    if (UUID.test(idOrNumber)) return deps.repo.caseById(clientId, idOrNumber.toLowerCase());
+    if (parseCaseNumber(idOrNumber)) return deps.repo.caseByNumber(clientId, idOrNumber);
+    return undefined;
+  }
+
+  async function caseDetail(clientId: string, row: CaseRow) {
+    const ids = await deps.repo.alertIdsOf(clientId, [row.id]);
+    return caseView(row, ids.get(row.id) ?? [], now());
+  }
+
+  return {
+    async listAlerts(p: Principal, q: ListQuery) {
+      const at = now();
+      const after: After | undefined = q.cursor === undefined ? undefined : decodeCursor(q.cursor);
+      const limit = q.limit ?? 50;
+      const rows = await deps.repo.listAlerts(p.clientId, filterOf('alert', q, at), after, limit + 1);
+      const { items, next_cursor } = page(rows, limit);
+      return { items: items.map((r) => alertView(r, at)), next_cursor };
+    },
+
+    async getAlert(p: Principal, id: string) {
+      const row = UUID.test(id) ? await deps.repo.alert(p.clientId, id.toLowerCase()) : undefined;
+      if (!row) throw notFound('Alert', id);
+      return alertView(row, now());
+    },
+
+    /** Moves an alert; `escalated` opens a case, or joins the caller's `case_id`. */
+    async transitionAlert(p: Principal, id: string, body: TransitionBody, actor: string) {
+      if (!UUID.test(id)) throw notFound('Alert', id);
+      const ctx = await deps.clientContext(p.clientId);
+      const at = now();
+      await deps.repo.inTransaction(async (s) => {
+        const alert = await s.lockAlert(p.clientId, id.toLowerCase());
+        if (!alert) throw notFound('Alert', id);
+        const r = transition('alert', alert.status, { ...body, actor, at });
+        if (!r.ok) throw refusal('alert', alert.status, body.to, r);
+        if (body.case_id !== undefined && r.status !== 'escalated')
+          throw new AppError('INVALID_REQUEST', 'Invalid request: case_id: Only with to = escalated', {
+            field: 'case_id',
+            reason: 'Only with to = escalated',
+            errors: ['case_id: Only with to = escalated'],
+          });
+        let caseId = alert.case_id;
+        if (r.status === 'escalated' && body.case_id !== undefined) {
+          const joined = await s.lockCase(p.clientId, body.case_id.toLowerCase());
+          if (!joined) throw notFound('Case', body.case_id);
+          if (joined.status === 'closed')
+            throw new AppError('INVALID_REQUEST', `Invalid request: case_id: Case ${joined.case_number} is closed`, {
+              field: 'case_id',
+              reason: 'Case is closed',
+              errors: ['case_id: Case is closed'],
+            });
+          caseId = joined.id;
+        } else if (r.status === 'escalated' && caseId === null) {
+          // Escalation opens a case unless the alert already belongs to one (a webhook or evaluation opened it).
+          const cal = clientCalendar({
+            timeZone: ctx?.settings.time_zone,
+            holidayCountry: ctx?.settings.holiday_country,
+          });
+          const [opened] = await s.openCase({
+            id: randomUUID(),
+            client_id: p.clientId,
+            reason: `Escalated from alert ${alert.id}${body.note ? `: ${body.note}` : ''}`.slice(0, 500),
+            is_str: alert.rule_ids.includes(STR_RULE),
+            rule_ids: alert.rule_ids,
+            evaluation_id: alert.evaluation_id,
+            due_at: caseDueAt(at, cal).toISOString(),
+            created_at: at.toISOString(),
+            actor,
+          });
+          caseId = opened!.id;
+        }
+        await s.updateAlert(alert.id, {
+          status: r.status,
+          resolution: r.resolution,
+          case_id: caseId,
+          at: at.toISOString(),
+          entry: r.historyEntry,
+        });
+      });
+      return this.getAlert(p, id);
+    },
+
+    async listCases(p: Principal, q: ListQuery) {
+      const at = now();
+      const after = q.cursor === undefined ? undefined : decodeCursor(q.cursor);
+      const limit = q.limit ?? 50;
+      const rows = await deps.repo.listCases(p.clientId, filterOf('case', q, at), after, limit + 1);
+      const { items, next_cursor } = page(rows, limit);
+      const ids = await deps.repo.alertIdsOf(
+        p.clientId,
+        items.map((r) => r.id),
+      );
+      return { items: items.map((r) => caseView(r, ids.get(r.id) ?? [], at)), next_cursor };
+    },
+
+    /** One case by id or case number, with its alert ids and history. */
+    async getCase(p: Principal, idOrNumber: string) {
+      const row = await findCase(p.clientId, idOrNumber);
+      if (!row) throw notFound('Case', idOrNumber);
+      return caseDetail(p.clientId, row);
+    },
+
+    async transitionCase(p: Principal, idOrNumber: string, body: TransitionBody, actor: string) {
+      const found = await findCase(p.clientId, idOrNumber);
+      if (!found) throw notFound('Case', idOrNumber);
+      if (body.case_id !== undefined)
+        throw new AppError('INVALID_REQUEST', 'Invalid request: case_id: Only for alerts', {
+          field: 'case_id',
+          reason: 'Only for alerts',
+          errors: ['case_id: Only for alerts'],
+        });
+      const at = now();
+      await deps.repo.inTransaction(async (s) => {
+        const c = await s.lockCase(p.clientId, found.id);
+        if (!c) throw notFound('Case', idOrNumber);
+        const r = transition('case', c.status, { ...body, actor, at });
+        if (!r.ok) throw refusal('case', c.status, body.to, r);
+        await s.updateCase(c.id, {
+          status: r.status,
+          resolution: r.resolution,
+          assignee: c.assignee,
+          at: at.toISOString(),
+          entry: r.historyEntry,
+        });
+      });
+      return this.getCase(p, found.id);
+    },
+
+    /** Assigns a case to one of the client's compliance officers; recorded in its history. */
+    async assignCase(p: Principal, idOrNumber: string, officer: string, actor: string) {
+      const found = await findCase(p.clientId, idOrNumber);
+      if (!found) throw notFound('Case', idOrNumber);
+      const at = now();
+      await deps.repo.inTransaction(async (s) => {
+        const c = await s.lockCase(p.clientId, found.id);
+        if (!c) throw notFound('Case', idOrNumber);
+        if (isFinalStatus('case', c.status))
+          throw new AppError('INVALID_TRANSITION', `Case ${c.case_number} is ${c.status}`, {
+            from: c.status,
+            allowed: [],
+          });
+        if (!(await s.isOfficer(p.clientId, officer))) {
+          const reason = `Must be one of the client's officers: ${(await s.officers(p.clientId)).join(', ') || '(none)'}`;
+          throw new AppError('INVALID_REQUEST', `Invalid request: officer: ${reason}`, {
+            field: 'officer',
+            reason,
+            errors: [`officer: ${reason}`],
+          });
+        }
+        await s.updateCase(c.id, {
+          status: c.status,
+          resolution: c.resolution,
+          assignee: officer,
+          at: at.toISOString(),
+          entry: {
+            at: at.toISOString(),
+            actor,
+            from: c.status,
+            to: c.status,
+            note: `assigned to ${officer}${c.assignee ? ` (was ${c.assignee})` : ''}`,
+          },
+        });
+      });
+      return this.getCase(p, found.id);
+    },
+  };
+}
+export type AlertsCasesService = ReturnType<typeof createAlertsCasesService>;

@@ -1,0 +1,57 @@
+import { type Static, type TSchema, Type } from 'typebox';
+import { Value } from 'typebox/value';
+import { AppError } from '../errors.ts';
+import type { AuditService } from './audit.service.ts';
+
+/**
+ * Operator commands whose output is a stream of text (exports), not one JSON value. Shared by the
+ * CLI working on the store and the operator API, like the JSON commands.
+ */
+export interface StreamCommandDeps {
+  audit: Pick<AuditService, 'export'>;
+}
+
+interface StreamCommand<S extends TSchema> {
+  args: S;
+  run: (deps: StreamCommandDeps, args: Static<S>) => AsyncGenerator<string>;
+}
+const streamCommand = <S extends TSchema>(c: StreamCommand<S>) => c as unknown as StreamCommand<TSchema>;
+const Opt = Type.Optional(Type.String({ minLength: 1, maxLength: 256 }));
+
+export const STREAM_COMMANDS: Record<string, StreamCommand<TSchema>> = {
+  'audit.export': streamCommand({
+    args: Type.Object({
+      client_id: Type.String({ minLength: 1, maxLength: 128 }),
+      from: Opt,
+      to: Opt,
+      rule_id: Opt,
+      customer_id: Opt,
+      transaction_id: Opt,
+      format: Type.Optional(Type.Union([Type.Literal('csv'), Type.Literal('json')])),
+    }),
+    run: (d, { client_id, format, ...q }) => d.audit.export(client_id, q, format ?? 'csv'),
+  }),
+};
+
+/** Validates a stream command's arguments and starts it (filters are checked before the first chunk). */
+export async function startStreamCommand(
+  deps: StreamCommandDeps,
+  name: string,
+  args: unknown,
+): Promise<AsyncGenerator<string>> {
+  const cmd = Object.hasOwn(STREAM_COMMANDS, name) ? STREAM_COMMANDS[name] : undefined;
+  if (!cmd) throw new AppError('NOT_FOUND', `unknown command ${name}`);
+  if (!Value.Check(cmd.args, args)) {
+    const errors = [...Value.Errors(cmd.args, args)].map(
+      (e) => `${e.instancePath.replace(/^\//, '').replaceAll('/', '.') || 'args'}: ${e.message}`,
+    );
+    throw new AppError('INVALID_REQUEST', `invalid arguments: ${errors.join('; ')}`, { errors });
+  }
+  const gen = cmd.run(deps, args);
+  // Run up to the first chunk now, so argument errors surface before any output is written.
+  const first = await gen.next();
+  return (async function* () {
+    if (!first.done) yield first.value;
+    yield* gen;
+  })();
+}

@@ -1,0 +1,152 @@
+import { type Selectable, sql } from 'kysely';
+import type { HistoryEntry } from '../domain/cases/state-machines.ts';
+import type { Db } from './db.ts';
+import { insertFollowUps, type NewCase, type OpenedCase } from './follow-ups.repo.ts';
+import type { AlertsTable, CasesTable } from './schema.ts';
+
+export type AlertRow = Selectable<AlertsTable>;
+export type CaseRow = Selectable<CasesTable>;
+
+/** Keyset position in a listing ordered by (due_at, id). */
+export interface After {
+  dueAt: string;
+  id: string;
+}
+
+/** Filters of a listing; `overdue` compares due_at with `now` for items not in a final status. */
+export interface ListFilter {
+  status?: string;
+  severity?: string;
+  assignee?: string;
+  overdue?: boolean;
+  now: Date;
+  /** Statuses that are never overdue (from the state machines). */
+  finalStatuses: string[];
+}
+
+/** The SQL form of the domain's isOverdue: strictly past due and not final. */
+function overdueSql(now: Date, finalStatuses: string[]) {
+  return sql<boolean>`(due_at < ${now.toISOString()}::timestamptz AND status NOT IN (${sql.join(finalStatuses)}))`;
+}
+
+/** Statements that need a row lock, bound to one transaction. */
+function lockedStatements(trx: Db) {
+  return {
+    lockAlert: (clientId: string, id: string) =>
+      trx
+        .selectFrom('alerts')
+        .selectAll()
+        .where('client_id', '=', clientId)
+        .where('id', '=', id)
+        .forUpdate()
+        .executeTakeFirst(),
+    lockCase: (clientId: string, id: string) =>
+      trx
+        .selectFrom('cases')
+        .selectAll()
+        .where('client_id', '=', clientId)
+        .where('id', '=', id)
+        .forUpdate()
+        .executeTakeFirst(),
+    openCase: (c: NewCase): Promise<OpenedCase[]> => insertFollowUps(trx, [c], []),
+    async isOfficer(clientId: string, officer: string): Promise<boolean> {
+      const row = await trx
+        .selectFrom('compliance_officers')
+        .select('officer')
+        .where('client_id', '=', clientId)
+        .where('officer', '=', officer)
+        .executeTakeFirst();
+      return row !== undefined;
+    },
+    async officers(clientId: string): Promise<string[]> {
+      const rows = await trx
+        .selectFrom('compliance_officers')
+        .select('officer')
+        .where('client_id', '=', clientId)
+        .orderBy('officer')
+        .execute();
+      return rows.map((r) => r.officer);
+    },
+    /** Sets an alert's status (and link) and appends one history entry. */
+    async updateAlert(
+      id: string,
+      u: { status: string; resolution: string | null; case_id: string | null; at: string; entry: HistoryEntry },
+    ): Promise<void> {
+      await sql`
+        UPDATE alerts SET status = ${u.status}, resolution = ${u.resolution}, case_id = ${u.case_id},
+               updated_at = ${u.at}, history = history || ${JSON.stringify([u.entry])}::jsonb
+         WHERE id = ${id}`.execute(trx);
+    },
+    /** Sets a case's status, resolution and assignee and appends one history entry. */
+    async updateCase(
+      id: string,
+      u: { status: string; resolution: string | null; assignee: string | null; at: string; entry: HistoryEntry },
+    ): Promise<void> {
+      await sql`
+        UPDATE cases SET status = ${u.status}, resolution = ${u.resolution}, assignee = ${u.assignee},
+               updated_at = ${u.at}, history = history || ${JSON.stringify([u.entry])}::jsonb
+         WHERE id = ${id}`.execute(trx);
+    },
+  };
+}
+export type LockedStatements = ReturnType<typeof lockedStatements>;
+
+/** SQL of the alerts and cases API; every query is scoped by the caller's client. */
+export function createAlertsCasesRepo(db: Db) {
+  return {
+    inTransaction<T>(fn: (s: LockedStatements) => Promise<T>): Promise<T> {
+      return db.transaction().execute((trx) => fn(lockedStatements(trx)));
+    },
+
+    async listAlerts(clientId: string, f: ListFilter, after: After | undefined, limit: number): Promise<AlertRow[]> {
+      let q = db.selectFrom('alerts').selectAll().where('client_id', '=', clientId);
+      if (f.status !== undefined) q = q.where('status', '=', f.status);
+      if (f.severity !== undefined) q = q.where('severity', '=', f.severity);
+      if (f.overdue !== undefined)
+        q = q.where(f.overdue ? overdueSql(f.now, f.finalStatuses) : sql<boolean>`NOT ${overdueSql(f.now, f.finalStatuses)}`);
+      if (after) q = q.where(sql<boolean>`(due_at, id) > (${after.dueAt}::timestamptz, ${after.id}::uuid)`);
+      return q.orderBy('due_at').orderBy('id').limit(limit).execute();
+    },
+
+    async listCases(clientId: string, f: ListFilter, after: After | undefined, limit: number): Promise<CaseRow[]> {
+      let q = db.selectFrom('cases').selectAll().where('client_id', '=', clientId);
+      if (f.status !== undefined) q = q.where('status', '=', f.status);
+      if (f.assignee !== undefined) q = q.where('assignee', '=', f.assignee);
+      if (f.overdue !== undefined)
+        q = q.where(f.overdue ? overdueSql(f.now, f.finalStatuses) : sql<boolean>`NOT ${overdueSql(f.now, f.finalStatuses)}`);
+      if (after) q = q.where(sql<boolean>`(due_at, id) > (${after.dueAt}::timestamptz, ${after.id}::uuid)`);
+      return q.orderBy('due_at').orderBy('id').limit(limit).execute();
+    },
+
+    alert: (clientId: string, id: string) =>
+      db.selectFrom('alerts').selectAll().where('client_id', '=', clientId).where('id', '=', id).executeTakeFirst(),
+
+    caseById: (clientId: string, id: string) =>
+      db.selectFrom('cases').selectAll().where('client_id', '=', clientId).where('id', '=', id).executeTakeFirst(),
+
+    caseByNumber: (clientId: string, caseNumber: string) =>
+      db
+        .selectFrom('cases')
+        .selectAll()
+        .where('client_id', '=', clientId)
+        .where('case_number', '=', caseNumber)
+        .executeTakeFirst(),
+
+    /** The ids of the alerts linked to each case, oldest first. */
+    async alertIdsOf(clientId: string, caseIds: string[]): Promise<Map<string, string[]>> {
+      const out = new Map<string, string[]>(caseIds.map((id) => [id, []]));
+      if (caseIds.length === 0) return out;
+      const rows = await db
+        .selectFrom('alerts')
+        .select(['id', 'case_id'])
+        .where('client_id', '=', clientId)
+        .where('case_id', 'in', caseIds)
+        .orderBy('created_at')
+        .orderBy('id')
+        .execute();
+      for (const r of rows) if (r.case_id) out.get(r.case_id)?.push(r.id);
+      return out;
+    },
+  };
+}
+export type AlertsCasesRepo = ReturnType<typeof createAlertsCasesRepo>;

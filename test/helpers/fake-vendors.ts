@@ -1,0 +1,93 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** How a fake vendor behaves: answer, fail in one of the ways a real one does, or hang. */
+export type VendorMode = 'ok' | 'error500' | 'ratelimit' | 'notfound' | 'refuse401' | 'garbage' | 'hang' | 'reset';
+
+export interface VendorCall {
+  method: string;
+  path: string;
+  headers: IncomingMessage['headers'];
+  body: unknown;
+  address: string;
+}
+
+export interface FakeVendor {
+  /** Base URL with a unique path prefix, so a breaker shared through Redis is this run's own. */
+  url: string;
+  mode: VendorMode;
+  calls: VendorCall[];
+  /** Answer bodies per address; others get the vendor's clean answer. */
+  answers: Map<string, unknown>;
+  close(): Promise<void>;
+}
+
+type Kind = 'vendor_a' | 'vendor_b' | 'vendor_c';
+
+function addressOf(kind: Kind, path: string, body: unknown): string {
+  if (kind === 'vendor_a') return decodeURIComponent(path.split('/').pop() ?? '');
+  if (kind === 'vendor_b') return (body as Array<{ address: string }>)[0]?.address ?? '';
+  return (body as { subject: { hash: string } }).subject.hash;
+}
+
+function cleanAnswer(kind: Kind, body: unknown): unknown {
+  if (kind === 'vendor_a') return { identifications: [] };
+  if (kind === 'vendor_b')
+    return (body as Array<{ address: string; chain: string }>).map((x) => ({
+      address: x.address,
+      chain: x.chain,
+      addressRiskIndicators: [],
+      entities: [],
+    }));
+  return { risk_score: null, evaluation_detail: { source: [], destination: [] } };
+}
+
+/** A vendor API on 127.0.0.1 speaking the protocol of CONTRACT §7, started by the test. */
+export async function startFakeVendor(kind: Kind): Promise<FakeVendor> {
+  const prefix = `/${randomUUID()}`;
+  const vendor: FakeVendor = { url: '', mode: 'ok', calls: [], answers: new Map(), close: async () => {} };
+  const hanging = new Set<ServerResponse>();
+  const server = createServer((req, res) => {
+    let raw = '';
+    req.on('data', (d) => {
+      raw += d;
+    });
+    req.on('end', () => {
+      const path = (req.url ?? '').slice(prefix.length);
+      const body = raw ? JSON.parse(raw) : undefined;
+      const address = addressOf(kind, path, body);
+      vendor.calls.push({ method: req.method ?? '', path, headers: req.headers, body, address });
+      const send = (status: number, payload: string) =>
+        res.writeHead(status, { 'content-type': 'application/json' }).end(payload);
+      switch (vendor.mode) {
+        case 'error500':
+          return send(500, '{"error":"internal"}');
+        case 'ratelimit':
+          return send(429, '{"error":"slow down"}');
+        case 'notfound':
+          return send(404, '{"error":"not found"}');
+        case 'refuse401':
+          return send(401, '{"error":"bad key"}');
+        case 'garbage':
+          return send(200, '<html>maintenance</html>');
+        case 'reset':
+          return req.socket.destroy();
+        case 'hang':
+          hanging.add(res);
+          return;
+        default:
+          return send(200, JSON.stringify(vendor.answers.get(address) ?? cleanAnswer(kind, body)));
+      }
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  vendor.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${prefix}`;
+  vendor.close = () =>
+    new Promise<void>((r) => {
+      for (const res of hanging) res.destroy();
+      server.closeAllConnections();
+      server.close(() => r());
+    });
+  return vendor;
+}

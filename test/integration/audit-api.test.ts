@@ -1,0 +1,109 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { clientWithKey, startTestApp, type TestApp } from '../helpers/harness.ts';
+
+describe('GET /api/mica/audit/evaluations', () => {
+  let t: TestApp;
+  let auth: Record<string, string>;
+  const ids: string[] = [];
+  before(async () => {
+    t = await startTestApp();
+    ({ auth } = await clientWithKey(t, 'acme'));
+    for (let i = 0; i < 12; i++) {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/api/mica/evaluate',
+        headers: auth,
+        payload: {
+          client_id: 'acme',
+          trigger_type: 'transaction',
+          trigger_entity_id: `tx-${i}`,
+          data: { customer_id: i % 2 ? 'odd' : 'even', customer_verified: true, amount_eur: i * 1000 },
+        },
+      });
+      ids.push(res.json().evaluation_id);
+    }
+    const other = await clientWithKey(t, 'globex');
+    await t.app.inject({
+      method: 'POST',
+      url: '/api/mica/evaluate',
+      headers: other.auth,
+      payload: {
+        client_id: 'globex',
+        trigger_type: 'transaction',
+        trigger_entity_id: 'tx-0',
+        data: { customer_id: 'even' },
+      },
+    });
+  });
+  after(() => t.close());
+
+  const get = (qs: string) =>
+    t.app.inject({ method: 'GET', url: `/api/mica/audit/evaluations${qs}`, headers: auth });
+
+  it('pages every row, newest first, without gaps or repeats, only of the caller', async () => {
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    let pages = 0;
+    do {
+      const res = await get(`?limit=7${cursor ? `&cursor=${cursor}` : ''}`);
+      assert.equal(res.statusCode, 200, res.body);
+      const body = res.json();
+      for (const row of body.items) seen.push(`${row.evaluation_id}/${row.rule_id}`);
+      assert.ok(body.items.every((r: { client_id: string }) => r.client_id === 'acme'));
+      cursor = body.next_cursor;
+      pages++;
+    } while (cursor && pages < 50);
+    assert.equal(seen.length, 12 * 8);
+    assert.equal(new Set(seen).size, seen.length);
+    const evalOrder = [...new Set(seen.map((s) => s.split('/')[0]))];
+    assert.deepEqual(evalOrder, [...ids].reverse());
+  });
+
+  it('filters by rule, customer, transaction and date', async () => {
+    const byRule = (await get('?rule_id=MICA-RPT-004&limit=1000')).json();
+    assert.equal(byRule.items.length, 12);
+    assert.equal(byRule.items.filter((r: { result: string }) => r.result === 'alert').length, 2);
+    const byCustomer = (await get('?customer_id=odd&rule_id=MICA-CDD-001')).json();
+    assert.equal(byCustomer.items.length, 6);
+    const byTx = (await get('?transaction_id=tx-3')).json();
+    assert.equal(byTx.items.length, 8);
+    assert.ok(byTx.items.every((r: { trigger_entity_id: string }) => r.trigger_entity_id === 'tx-3'));
+    const future = (await get('?from=2999-01-01')).json();
+    assert.equal(future.items.length, 0);
+    const today = new Date().toISOString().slice(0, 10);
+    const day = (await get(`?from=${today}&rule_id=MICA-CDD-002`)).json();
+    assert.equal(day.items.length, 12);
+  });
+
+  it('exports CSV with the spec columns and every row, and JSON as an array', async () => {
+    const csv = await get('?format=csv&customer_id=even');
+    assert.equal(csv.statusCode, 200);
+    assert.match(String(csv.headers['content-type']), /text\/csv/);
+    const lines = csv.body.trim().split('\r\n');
+    assert.equal(
+      lines[0],
+      'client_id,evaluation_id,rule_id,result,trigger_type,trigger_entity_type,trigger_entity_id,evaluated_at,transaction_blocked,alert_generated,conditions_evaluated,conditions_met,actions_executed,severity,evaluator_id,customer_id,rule_set_version',
+    );
+    assert.equal(lines.length, 1 + 6 * 8);
+    const json = await get('?format=json&customer_id=even');
+    const rows = json.json();
+    assert.ok(Array.isArray(rows));
+    assert.equal(rows.length, 48);
+    assert.deepEqual(Object.keys(rows[0]).length, 17);
+  });
+
+  it('bad filters are a nested 400', async () => {
+    for (const qs of [
+      '?from=yesterday',
+      '?from=2026-02-01&to=2026-01-01',
+      '?cursor=abc',
+      '?limit=0',
+      '?format=xml',
+    ]) {
+      const res = await get(qs);
+      assert.equal(res.statusCode, 400, qs);
+      assert.equal(res.json().error.code, 'INVALID_REQUEST');
+    }
+  });
+});

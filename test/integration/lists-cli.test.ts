@@ -1,0 +1,131 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { freshDatabase, TEST_DATABASE_URL } from '../helpers/harness.ts';
+import { fixturePath } from '../helpers/screening.ts';
+import { type ServerProcess, startServerProcess, tempDataDir } from '../helpers/server-process.ts';
+
+const dataDir = tempDataDir();
+const env = { MICA_DATA_DIR: dataDir, ...(TEST_DATABASE_URL ? { DATABASE_URL: TEST_DATABASE_URL } : {}) };
+
+/** Runs `npm run mica -- …` as an operator does (without npm's banner), asynchronously. */
+function mica(...args: string[]): Promise<{ code: number | null; out: string; err: string; json: () => any }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+      env: { ...process.env, ...env, LOG_LEVEL: 'silent' },
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+    });
+    child.stderr.on('data', (d) => {
+      err += d;
+    });
+    child.on('close', (code) => resolve({ code, out, err, json: () => JSON.parse(out) }));
+  });
+}
+
+describe('mica lists import (the CLI, spawned)', () => {
+  let server: ServerProcess | undefined;
+  before(async () => {
+    if (TEST_DATABASE_URL) await (await freshDatabase()).close();
+  });
+  after(async () => {
+    await server?.stop('SIGKILL');
+  });
+
+  it('imports an OFAC CSV directory on the store directly', async () => {
+    const r = await mica('lists', 'import', 'ofac', fixturePath('ofac_sdn/bench_2021'));
+    assert.equal(r.code, 0, r.err);
+    const out = r.json();
+    assert.equal(out.source, 'ofac');
+    assert.equal(out.version, 1);
+    assert.equal(out.entries, 8976);
+    assert.equal(out.addresses, 97);
+    assert.deepEqual(out.files, ['sdn.csv', 'add.csv', 'alt.csv', 'sdn_comments.csv']);
+    // The CSV set carries no date: the file's date stands in unless one is given.
+    assert.match(out.published_at, /^\d{4}-\d{2}-\d{2}$/);
+  });
+
+  it('takes sdn.csv itself (its companions are read beside it) and an explicit publication date', async () => {
+    const r = await mica(
+      'lists',
+      'import',
+      'ofac',
+      fixturePath('ofac_sdn/tiny_2025/sdn.csv'),
+      '--published-at',
+      '2025-05-16',
+    );
+    assert.equal(r.code, 0, r.err);
+    const out = r.json();
+    assert.equal(out.version, 2);
+    assert.equal(out.published_at, '2025-05-16');
+    assert.equal(out.entries, 17);
+    assert.equal(out.addresses, 32);
+  });
+
+  it('fails with exit 1 and a JSON error on stderr for an unknown structure or path', async () => {
+    const csv = join(dataDir, 'eu.csv');
+    writeFileSync(csv, 'a;b\n1;2\n');
+    const xml = join(dataDir, 'advanced.xml');
+    writeFileSync(xml, '<?xml version="1.0"?><Sanctions><DateOfIssue/></Sanctions>');
+    for (const [args, pattern] of [
+      [['eu', csv], /not XML/],
+      [['ofac', xml], /expected root element <sdnList>, found <Sanctions>/],
+      [['un', fixturePath('ofac_xml/sdn_sample.xml')], /expected root element <CONSOLIDATED_LIST>/],
+      [['ofac', join(dataDir, 'missing')], /cannot read/],
+      [['xyz', csv], /unknown list source/],
+      [['ofac', fixturePath('ofac_sdn/bench_2021'), '--published-at', 'yesterday'], /ISO 8601/],
+    ] as Array<[string[], RegExp]>) {
+      const r = await mica('lists', 'import', ...args);
+      assert.equal(r.code, 1, `${args.join(' ')}: ${r.out}`);
+      if (!pattern.source.includes('ISO')) assert.match(JSON.parse(r.err).error, pattern);
+      else assert.match(r.err, pattern);
+    }
+    // The held list is unchanged.
+    const status = await mica('lists', 'status');
+    assert.equal(status.code, 0, status.err);
+    const ofac = status.json().lists.find((l: { source: string }) => l.source === 'ofac');
+    assert.equal(ofac.version, 2);
+    assert.equal(ofac.entry_count, 17);
+  });
+
+  it('goes through the running server, which screens with the new list at once', async () => {
+    server = await startServerProcess({ ...env, MICA_DEMO_SEED: 'false' });
+    assert.equal((await mica('clients', 'create', 'cli-lists')).code, 0);
+    const key = (await mica('keys', 'create', 'cli-lists')).json().key as string;
+    const screen = (address: string, chain: string) =>
+      fetch(`${server!.url}/api/mica/wallet-screening?wallet_address=${address}&blockchain=${chain}`, {
+        headers: { authorization: `Bearer ${key}` },
+      }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
+
+    // The tiny list imported above holds SUEX; the 2021 snapshot's cut address is not on it.
+    assert.equal((await screen('1B64QRxfaa35MVkf7sDjuGUYAP5izQt7Qi', 'bitcoin')).body.risk_profile.risk_category, 'critical');
+    assert.equal((await screen('1GqChmWqGtsaLrGbHfgdrV5Nkvahtjjuxr', 'bitcoin')).body.risk_profile.risk_category, 'low');
+
+    const r = await mica('lists', 'import', 'ofac', fixturePath('ofac_sdn/bench_2021'), '--published-at', '2021-07-07');
+    assert.equal(r.code, 0, r.err);
+    assert.equal(r.json().version, 3);
+    const hit = await screen('1GqChmWqGtsaLrGbHfgdrV5Nkvahtjjuxr', 'bitcoin');
+    assert.equal(hit.status, 200);
+    assert.equal(hit.body.risk_profile.risk_category, 'critical');
+    assert.equal(hit.body.risk_profile.sanctions_matches[0].entry_id, '30518');
+
+    const un = await mica('lists', 'import', 'un', fixturePath('un_sanctions/UN_consolidated.xml'));
+    assert.equal(un.code, 0, un.err);
+    const named = await fetch(`${server.url}/api/mica/wallet-screening`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        wallet_address: 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4',
+        blockchain: 'bitcoin',
+        beneficiary_name: 'Francois Yangouvonda Bozize',
+      }),
+    }).then((res) => res.json() as any);
+    assert.deepEqual(named.rule_evaluation.actions, ['REVIEW']);
+    assert.equal(named.risk_profile.sanctions_matches[0].entry_id, 'CFi.001');
+  });
+});

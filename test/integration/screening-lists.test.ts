@@ -1,0 +1,272 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { toChecksumAddress } from '../../src/domain/screening/index.ts';
+import { createSanctionsListsService } from '../../src/services/sanctions-lists.service.ts';
+import { createSanctionsListsRepo } from '../../src/storage/sanctions-lists.repo.ts';
+import { readExtraction } from '../unit/screening/fixtures.ts';
+import { clientWithKey, startTestApp, type TestApp } from '../helpers/harness.ts';
+import {
+  fixturePath,
+  importList,
+  ofacCsvFromSnapshot,
+  type Screening,
+  screenGet,
+  snapshot,
+  uniqueClient,
+} from '../helpers/screening.ts';
+
+const EVM_CHAINS = ['ethereum', 'polygon', 'binance-smart-chain'] as const;
+
+/** The three spellings of an EVM address a caller may send. */
+const evmForms = (a: string) => [a.toLowerCase(), `0x${a.slice(2).toUpperCase()}`, toChecksumAddress(a)];
+
+describe('wallet screening against the held sanctions lists (real OFAC and UN data)', () => {
+  let t: TestApp;
+  let auth: Record<string, string>;
+  let client: string;
+  before(async () => {
+    t = await startTestApp();
+    client = uniqueClient('lists');
+    ({ auth } = await clientWithKey(t, client));
+  });
+  after(() => t.close());
+
+  async function screen(address: string, chain: string): Promise<Screening> {
+    const res = await screenGet(t, auth, address, chain);
+    assert.equal(res.statusCode, 200, `${chain} ${address}: ${res.body}`);
+    return res.json() as Screening;
+  }
+
+  function assertSanctioned(s: Screening, entryId: string, label: string) {
+    const p = s.risk_profile;
+    assert.equal(p.risk_category, 'critical', label);
+    assert.equal(p.sanctioned_exposure, 1, label);
+    assert.equal(p.risk_score, 100, label);
+    assert.ok(
+      p.sanctions_matches.some(
+        (m) => m.list === 'ofac' && m.entry_id === entryId && m.matched === 'address' && m.score === 1,
+      ),
+      `${label}: ${JSON.stringify(p.sanctions_matches)}`,
+    );
+    assert.equal(s.rule_evaluation.should_block, true, label);
+    assert.equal(s.rule_evaluation.actions[0], 'BLOCK', label);
+    assert.ok(s.rule_evaluation.triggered_rules.some((r) => r.rule_id === 'MICA-WAL-001'));
+  }
+
+  it('a screening with no list held answers low / ALLOW', async () => {
+    const s = await screen('12udabs2TkX7NXCSj6KpqXfakjE52ZPLhz', 'bitcoin');
+    assert.deepEqual(s, {
+      risk_profile: {
+        wallet_address: '12udabs2TkX7NXCSj6KpqXfakjE52ZPLhz',
+        blockchain: 'bitcoin',
+        risk_score: 0,
+        risk_category: 'low',
+        sanctioned_exposure: 0,
+        darknet_exposure: 0,
+        mixer_exposure: 0,
+        last_activity_at: null,
+        sanctions_matches: [],
+      },
+      rule_evaluation: {
+        rules_triggered: 0,
+        should_alert: false,
+        should_block: false,
+        actions: ['ALLOW'],
+        triggered_rules: [],
+      },
+    });
+  });
+
+  it('imports the complete 2021 OFAC CSV set (sdn, add, alt, sdn_comments) with its counts', async () => {
+    const r = await importList(t, 'ofac', fixturePath('ofac_sdn/bench_2021'), '2021-07-07');
+    assert.equal(r.source, 'ofac');
+    assert.equal(r.published_at, '2021-07-07');
+    assert.equal(r.entries, 8976);
+    assert.equal(r.addresses, 97);
+    assert.equal(r.screenable_addresses, 75);
+    const audit = await t.deps.operatorAudit.list({ subject: 'ofac' });
+    const row = audit.at(-1)!;
+    assert.equal(row.action, 'sanctions_list.imported');
+    assert.equal(row.client_id, null);
+    assert.deepEqual(
+      {
+        source: row.detail.source,
+        published_at: row.detail.published_at,
+        entries: row.detail.entries,
+        addresses: row.detail.addresses,
+      },
+      { source: 'ofac', published_at: '2021-07-07', entries: 8976, addresses: 97 },
+    );
+    assert.deepEqual(row.detail.files, ['sdn.csv', 'add.csv', 'alt.csv', 'sdn_comments.csv']);
+  });
+
+  it('every screenable address of the 2021 snapshot comes out sanctioned on its chain(s)', async () => {
+    const rows = readExtraction().filter((r) => r.snapshot === 'bench_2021');
+    let checked = 0;
+    for (const r of rows) {
+      const address = r.address!;
+      if (/^0x[0-9a-f]{40}$/i.test(address)) {
+        for (const chain of EVM_CHAINS)
+          for (const form of evmForms(address)) {
+            assertSanctioned(await screen(form, chain), r.ent_num!, `${chain} ${form}`);
+            checked++;
+          }
+      } else if (r.ticker === 'XBT' || (r.ticker === 'USDT' && /^[13bc]/.test(address))) {
+        assertSanctioned(await screen(address, 'bitcoin'), r.ent_num!, `bitcoin ${address}`);
+        checked++;
+      }
+    }
+    // 65 Bitcoin addresses, 10 EVM addresses × 3 chains × 3 spellings.
+    assert.equal(checked, 65 + 10 * 9);
+  });
+
+  it('finds the addresses whose remarks were cut and continued in sdn_comments.csv', async () => {
+    assertSanctioned(await screen('1GqChmWqGtsaLrGbHfgdrV5Nkvahtjjuxr', 'bitcoin'), '30518', 'cut XBT');
+    const cutEth = '0x8576acc5c05d6ce88f4e49bf65bdf0c62f91353c';
+    assertSanctioned(await screen(toChecksumAddress(cutEth), 'polygon'), '29703', 'cut ETH');
+    // The truncated halves are not addresses of anyone.
+    const half = await screenGet(t, auth, '1Gq', 'bitcoin');
+    assert.equal(half.statusCode, 400);
+  });
+
+  it('names the list entry of a hit and audits the screening as a wallet_screen evaluation', async () => {
+    const s = await screen('0x901bb9583b24d97e995513c6778dc6888ab6870e', 'ethereum');
+    assert.deepEqual(s.risk_profile.sanctions_matches, [
+      {
+        list: 'ofac',
+        entry_id: '29702',
+        name: 'LIFSHITS, Artem Mikhaylovich',
+        programs: ['CYBER2', 'ELECTION-EO13848'],
+        matched: 'address',
+        score: 1,
+      },
+    ]);
+    // WAL-001 blocks; the score of 100 also trips WAL-003 (an alert rule): BLOCK, then REVIEW.
+    assert.deepEqual(s.rule_evaluation.actions, ['BLOCK', 'REVIEW']);
+    assert.deepEqual(
+      s.rule_evaluation.triggered_rules.map((r) => r.rule_id),
+      ['MICA-WAL-001', 'MICA-WAL-003'],
+    );
+    const rows = await t.deps.db
+      .selectFrom('evaluations')
+      .select(['trigger_type', 'trigger_entity_type', 'trigger_entity_id', 'transaction_blocked', 'request'])
+      .where('client_id', '=', client)
+      .where('trigger_entity_id', '=', '0x901bb9583b24d97e995513c6778dc6888ab6870e')
+      .execute();
+    assert.ok(rows.length >= 1);
+    const row = rows[0]!;
+    assert.equal(row.trigger_type, 'wallet_screen');
+    assert.equal(row.trigger_entity_type, 'wallet');
+    assert.equal(row.transaction_blocked, true);
+    const data = (row.request as { data: Record<string, unknown> }).data;
+    assert.equal(data.associated_sanctions, true);
+    assert.equal(data.wallet_risk_score, 100);
+  });
+
+  it('an address not on the list is clean; a Bitcoin address is not matched on an EVM chain', async () => {
+    const clean = await screen('0x52908400098527886E0F7030069857D2E4169EE7', 'ethereum');
+    assert.equal(clean.risk_profile.risk_category, 'low');
+    assert.deepEqual(clean.rule_evaluation.actions, ['ALLOW']);
+  });
+
+  it('re-importing a newer list removes the delisted addresses (Tornado Cash, March 2025)', async () => {
+    const older = snapshot('0xB10C_lists_2024-09-27');
+    const newer = snapshot('chainsentry-ai_fork_lists_2025-06-20');
+    const lower = (m: Map<string, string[]>) =>
+      new Set(
+        [...m.values()]
+          .flat()
+          .filter((a) => /^0x[0-9a-f]{40}$/i.test(a))
+          .map((a) => a.toLowerCase()),
+      );
+    const olderEvm = lower(older);
+    const newerEvm = lower(newer);
+    const delisted = [...olderEvm].filter((a) => !newerEvm.has(a));
+    assert.equal(delisted.length, 90);
+
+    const v1 = await importList(t, 'ofac', ofacCsvFromSnapshot('0xB10C_lists_2024-09-27'), '2024-09-27');
+    const tornado = '0x8589427373D6D84E98730D7795D8f6f8731FDA16';
+    const before = await screen(tornado, 'ethereum');
+    assert.equal(before.risk_profile.risk_category, 'critical');
+    for (const a of delisted) assert.equal((await screen(a, 'ethereum')).risk_profile.sanctioned_exposure, 1);
+
+    const v2 = await importList(t, 'ofac', ofacCsvFromSnapshot('chainsentry-ai_fork_lists_2025-06-20'), '2025-06-20');
+    assert.equal(v2.version, v1.version + 1);
+    // The cached BLOCK of the old list is not served: the list version is part of the entry.
+    for (const a of delisted) {
+      const s = await screen(a, 'ethereum');
+      assert.equal(s.risk_profile.sanctioned_exposure, 0, a);
+      assert.deepEqual(s.rule_evaluation.actions, ['ALLOW'], a);
+    }
+    for (const a of newer.get('XBT')!.slice(-5))
+      assert.equal((await screen(a, 'bitcoin')).risk_profile.risk_category, 'critical', a);
+    // Addresses kept in both snapshots still match.
+    const kept = [...newerEvm].find((a) => olderEvm.has(a))!;
+    assert.equal((await screen(kept, 'binance-smart-chain')).risk_profile.sanctioned_exposure, 1);
+  });
+
+  it('another instance sees an import within its refresh interval, without a query per request', async () => {
+    const repo = createSanctionsListsRepo(t.deps.db);
+    let clock = 1_000_000;
+    const other = createSanctionsListsService({
+      repo,
+      audit: t.deps.operatorAudit,
+      refreshMs: 5000,
+      now: () => clock,
+    });
+    const first = await other.current();
+    const tiny = await importList(t, 'ofac', fixturePath('ofac_sdn/tiny_2025'), '2025-05-16');
+    assert.equal(tiny.entries, 17);
+    clock += 4999;
+    assert.equal((await other.current()).tag, first.tag, 'no check before the interval');
+    clock += 1;
+    await other.current(); // starts the background check
+    for (let i = 0; i < 100 && (await other.current()).tag === first.tag; i++)
+      await new Promise((r) => setTimeout(r, 10));
+    const now = await other.current();
+    assert.notEqual(now.tag, first.tag);
+    assert.equal(now.addresses.lookup('bitcoin', '1B64QRxfaa35MVkf7sDjuGUYAP5izQt7Qi')[0]?.entry_id, '33151');
+  });
+
+  it('imports the OFAC sdn.xml format, with its publication date', async () => {
+    const r = await importList(t, 'ofac', fixturePath('ofac_xml/sdn_sample.xml'));
+    assert.equal(r.published_at, '2025-05-16');
+    assert.ok(r.entries >= 3);
+    const s = await screen('1B64QRxfaa35MVkf7sDjuGUYAP5izQt7Qi', 'bitcoin');
+    assert.equal(s.risk_profile.sanctions_matches[0]?.name, 'SUEX OTC, S.R.O.');
+  });
+
+  it('imports the UN consolidated list (names only) and the EU list (Solana address)', async () => {
+    const un = await importList(t, 'un', fixturePath('un_sanctions/UN_consolidated.xml'));
+    assert.equal(un.entries, 730 + 273);
+    assert.equal(un.addresses, 0);
+    assert.equal(un.published_at, '2026-02-27T00:00:09.554Z');
+    const eu = await importList(t, 'eu', fixturePath('eu_xml/eu_sample.xml'));
+    assert.equal(eu.source, 'eu');
+    const s = await screen('7vVcBLQwT1rmjiTXhhvmHKfiaCda2giGMeKchc2jwmBN', 'solana');
+    assert.equal(s.risk_profile.risk_category, 'critical');
+    assert.equal(s.risk_profile.sanctions_matches[0]?.list, 'eu');
+    const status = (await t.deps.commands('lists.status', {}, 'test')) as { lists: Array<{ source: string }> };
+    assert.deepEqual(
+      status.lists.map((l) => l.source),
+      ['eu', 'ofac', 'un'],
+    );
+  });
+
+  it('refuses a file of an unknown structure with a clear error and keeps the held list', async () => {
+    const bad = async (source: 'ofac' | 'eu' | 'un', name: string, content: string, pattern: RegExp) => {
+      await assert.rejects(
+        t.deps.commands('lists.import', { source, files: [{ name, content }] }, 'test'),
+        (e: Error & { code?: string }) => e.code === 'INVALID_REQUEST' && pattern.test(e.message),
+      );
+    };
+    await bad('ofac', 'sdn_advanced.xml', '<Sanctions><x/></Sanctions>', /expected root element <sdnList>/);
+    await bad('un', 'list.xml', '<sdnList/>', /expected root element <CONSOLIDATED_LIST>/);
+    await bad('eu', 'eu.csv', 'a;b;c\n1;2;3\n', /not XML/);
+    await bad('ofac', 'sdn.csv', 'ent_num,name\r\n1,x\r\n', /sdn\.csv row 1/);
+    await bad('un', 'un.xml', '<CONSOLIDATED_LIST><broken></CONSOLIDATED_LIST>', /not well-formed/);
+    // The OFAC XML imported above still serves.
+    const s = await screen('1B64QRxfaa35MVkf7sDjuGUYAP5izQt7Qi', 'bitcoin');
+    assert.equal(s.risk_profile.risk_category, 'critical');
+  });
+});

@@ -34,7 +34,10 @@ export interface TargetResult {
   exit?: string;
   audit?: {
     answered2xx: number;
-    /** Requests autocannon had in flight when its duration ended: the server got them, nobody read the answer. */
+    /**
+     * Requests sent but never answered: in flight when autocannon's duration ended, or failed on the
+     * client (timeout, reset). The server may have processed them.
+     */
     unanswered: number;
     evaluations: number;
     transactions: number;
@@ -202,9 +205,10 @@ export function writeResults(
       ' embedded: the store opened with `openDatabase` from src/storage/db.ts in a separate process). The' +
       ' `evaluation_id` of every 2xx answer of every phase (probe, warm-ups, measured runs; collected from the bodies' +
       ' by both clients, for the baseline too so the load generator does the same work) must be found in' +
-      ' `evaluations`; the row count must lie between the 2xx count and the 2xx count plus the requests autocannon' +
-      ' abandoned in flight when its duration ended (one per connection per run: the server may or may not have' +
-      ' processed them), and every evaluation must have its `customer_transactions` window row.',
+      ' `evaluations`; the row count must lie between the 2xx count and the 2xx count plus the requests never' +
+      ' answered (abandoned in flight when autocannon’s duration ended, one per connection per run, or failed on the' +
+      ' client: the server may or may not have processed them), and every evaluation must have its' +
+      ' `customer_transactions` window row.',
   );
   w(
     '- Every request goes to 127.0.0.1. Each real target starts on a fresh store (new temp data dir / schema).',
@@ -326,10 +330,10 @@ export function writeResults(
     if (r.audit) {
       const a = r.audit;
       w(
-        `| 2xx answers whose evaluation_id is stored | SQL lookup of every answered id after SIGTERM (exit ${r.exit}) | ${i(a.idsFound)} of ${i(a.answered2xx)} (${i(a.idsChecked)} ids read from the answers) — ${a.ok ? '**every answered evaluation has its audit row**' : '**MISMATCH**'} |`,
+        `| 2xx answers whose evaluation_id is stored | SQL lookup of every answered id after SIGTERM (exit ${r.exit}) | ${i(a.idsFound)} of ${i(a.answered2xx)} (${i(a.idsChecked)} ids read from the answers)${a.idsFound === a.answered2xx && a.idsChecked === a.answered2xx ? ' — **every answered evaluation has its audit row**' : ' — **MISSING ROWS**'} |`,
       );
       w(
-        `| stored evaluations / window rows | SQL count | ${i(a.evaluations)} / ${i(a.transactions)} = ${i(a.answered2xx)} answered + ${i(a.evaluations - a.answered2xx)} of the ${i(a.unanswered)} requests autocannon abandoned in flight at its stop |`,
+        `| stored evaluations / window rows | SQL count | ${i(a.evaluations)} / ${i(a.transactions)} = ${i(a.answered2xx)} answered + ${i(a.evaluations - a.answered2xx)} of the ${i(a.unanswered)} requests never answered (abandoned in flight at autocannon’s stop, or failed on the client) |`,
       );
     }
     w();

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { readServerInfo } from '../src/storage/store-lock.ts';
 import { runClosedLoop } from './closed-loop.ts';
 import { cpuSnapshot, cpuUse, loadAverage } from './cpu.ts';
 import { type PacedResult, runPaced } from './paced.ts';
@@ -92,10 +93,12 @@ const BENCH_SETTINGS = JSON.stringify({
   rate_limits: { per_minute: 100_000_000, burst_per_minute: 100_000_000, per_day: 1_000_000_000 },
 });
 
+/** Compliance officers of the bench client: its cases get assignees, as in production. */
+const OFFICERS = ['officer-a', 'officer-b'];
+
 /**
- * Creates the client `bench` (high rate limits), two compliance officers for its cases and an API
- * key, with the operator CLI: directly on the database when DATABASE_URL is set, else through the
- * running server that holds the embedded store.
+ * Creates the client `bench` (high rate limits), its compliance officers and an API key with the
+ * operator CLI, which works directly on the database when DATABASE_URL is set.
  */
 async function createBenchClient(cliEnv: Record<string, string>): Promise<string> {
   const cli = (args: string[]) =>
@@ -103,7 +106,7 @@ async function createBenchClient(cliEnv: Record<string, string>): Promise<string
   await cli(['clients', 'create', 'bench', '--name', 'Bench CASP', '--settings', BENCH_SETTINGS]);
   const [created] = await Promise.all([
     cli(['keys', 'create', 'bench']),
-    ...['officer-a', 'officer-b'].map((o) =>
+    ...OFFICERS.map((o) =>
       cli(['officers', 'add', 'bench', o]).catch((e) =>
         log(`officers add failed (cases stay unassigned): ${e}`),
       ),
@@ -114,20 +117,60 @@ async function createBenchClient(cliEnv: Record<string, string>): Promise<string
   return key;
 }
 
-/** The real server on a fresh embedded store (PGlite); the client is made through it with the CLI. */
+/**
+ * Runs operator commands on a server that holds the embedded store, exactly as the CLI does in that
+ * case (src/cli/main.ts: url and operator token from server.json, POST /api/admin/commands/<name>),
+ * without paying a CLI process start per command.
+ */
+async function operatorCommands(dataDir: string) {
+  let server = readServerInfo(dataDir);
+  for (let i = 0; !server && i < 50; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    server = readServerInfo(dataDir);
+  }
+  if (!server) throw new Error(`no server.json in ${dataDir}: the server does not hold the store`);
+  const { url, token } = server;
+  return async (name: string, args: Record<string, unknown>): Promise<unknown> => {
+    const res = await fetch(`${url}/api/admin/commands/${name}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ args, actor: 'bench' }),
+    });
+    const body = (await res.json()) as { result?: unknown };
+    if (!res.ok) throw new Error(`operator command ${name} answered ${res.status}: ${JSON.stringify(body)}`);
+    return body.result;
+  };
+}
+
+/** The real server on a fresh embedded store (PGlite); the client is made through its operator API. */
 async function startEmbedded(profileDir?: string): Promise<Server> {
   const dataDir = tempDir('mica-bench-');
   const port = await freePort();
-  const env = { MICA_DATA_DIR: dataDir, DATABASE_URL: '', LOG_LEVEL: 'warn' };
   const child = startNode(
     'server (embedded)',
     'src/main.ts',
-    { ...realServerEnv(port, dataDir), ...env, MICA_DEMO_SEED: 'false' },
+    { ...realServerEnv(port, dataDir), DATABASE_URL: '', MICA_DEMO_SEED: 'false' },
     profileArgs(profileDir),
   );
   const origin = `http://127.0.0.1:${port}`;
   await waitHealthy(child, origin);
-  const key = await createBenchClient(env);
+  log('embedded: server healthy');
+  const run = await operatorCommands(dataDir);
+  await run('clients.create', {
+    client_id: 'bench',
+    name: 'Bench CASP',
+    settings: JSON.parse(BENCH_SETTINGS),
+  });
+  const [created] = await Promise.all([
+    run('keys.create', { client_id: 'bench', role: 'standard', sandbox: false }),
+    ...OFFICERS.map((officer) =>
+      run('officers.add', { client_id: 'bench', officer }).catch((e) =>
+        log(`officers.add failed (cases stay unassigned): ${e}`),
+      ),
+    ),
+  ]);
+  const key = (created as { key?: unknown }).key;
+  if (typeof key !== 'string') throw new Error(`keys.create returned no key: ${JSON.stringify(created)}`);
   return {
     child,
     origin,
@@ -150,6 +193,7 @@ async function startPostgres(profileDir?: string): Promise<Server> {
   const url = await resetBenchDatabase();
   const dataDir = tempDir('mica-bench-');
   const key = await createBenchClient({ DATABASE_URL: url, MICA_DATA_DIR: dataDir, LOG_LEVEL: 'warn' });
+  log('postgres: client and key made with the CLI');
   const port = await freePort();
   const child = startNode(
     'server (postgres)',
@@ -159,6 +203,7 @@ async function startPostgres(profileDir?: string): Promise<Server> {
   );
   const origin = `http://127.0.0.1:${port}`;
   await waitHealthy(child, origin);
+  log('postgres: server healthy');
   return {
     child,
     origin,
@@ -209,6 +254,7 @@ async function measure(name: TargetResult['name'], start: () => Promise<Server>)
     const c1 = cpuSnapshot(srv.child.pid, withPostgres);
     for (const r of [warm, closedRun]) {
       answered += r.ok;
+      // Abandoned in flight at the end of the duration, or failed (timeout, reset): never answered.
       unanswered += r.sent - r.ok - r.non2xx;
       for (const id of r.ids) ids.push(id);
     }
@@ -235,6 +281,7 @@ async function measure(name: TargetResult['name'], start: () => Promise<Server>)
     const p1 = cpuSnapshot(srv.child.pid, withPostgres);
     for (const r of [pacedWarm, paced]) {
       answered += r.ok;
+      unanswered += r.errors;
       for (const id of r.ids) ids.push(id);
     }
     result.paced = paced;

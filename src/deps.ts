@@ -8,10 +8,15 @@ import { createCaseDeps } from './deps-cases.ts';
 import { AppError } from './errors.ts';
 import { createMetrics } from './observability/metrics.ts';
 import { createAuditService } from './services/audit.service.ts';
+import { createAuditChainService } from './services/audit-chain.service.ts';
 import { createCacheStatsService } from './services/cache-stats.service.ts';
 import { createCaspDirectoryService } from './services/casp-directory.service.ts';
 import { createClientContextResolver } from './services/client-context.ts';
-import { validateClientSettings } from './services/client-settings.ts';
+import {
+  DEFAULT_RETENTION_YEARS,
+  splitClientSettings,
+  validateClientSettings,
+} from './services/client-settings.ts';
 import { createClientsService } from './services/clients.service.ts';
 import { type CommandDeps, runCommand } from './services/commands.ts';
 import { createEvaluationService } from './services/evaluation.service.ts';
@@ -30,6 +35,7 @@ import { createEvaluationsRepo } from './storage/evaluations.repo.ts';
 import { createKeysRepo } from './storage/keys.repo.ts';
 import { migrateToLatest } from './storage/migrations/index.ts';
 import { createOperatorAuditRepo } from './storage/operator-audit.repo.ts';
+import { ensureMonthlyPartitions } from './storage/partitions.ts';
 import { createSanctionsListsRepo } from './storage/sanctions-lists.repo.ts';
 import { createVendors } from './vendors/index.ts';
 
@@ -145,6 +151,17 @@ export async function createDeps(
   });
 
   const audit = createAuditService({ audit: createAuditQueryRepo(db) });
+  const auditChain = createAuditChainService({ db, audit: operatorAudit });
+  const retentionYearsOf = async (clientId: string) => {
+    const row = await clients.get(clientId);
+    return row ? splitClientSettings(row.settings).retentionYears : DEFAULT_RETENTION_YEARS;
+  };
+  try {
+    await ensureMonthlyPartitions(db, new Date());
+  } catch (err) {
+    // Rows still land in the default partition; the daily job tries again.
+    opts.logger?.warn({ err }, 'could not create monthly audit partitions');
+  }
   const caseDeps = createCaseDeps({
     config,
     db,
@@ -163,6 +180,7 @@ export async function createDeps(
     lists,
     webhooks: caseDeps.webhookRegistrations,
     jobs: caseDeps.jobs,
+    auditChain,
   };
   // The operator token of this process: configured, or made at start for the CLI to find.
   const operatorToken = config.MICA_OPERATOR_TOKEN ?? randomBytes(24).toString('base64url');
@@ -178,6 +196,8 @@ export async function createDeps(
     clientContext,
     rateLimiter,
     audit,
+    auditChain,
+    retentionYearsOf,
     streams: (name: string, args: unknown) => startStreamCommand({ audit }, name, args),
     limitsFor: async (clientId: string) => (await clientContext(clientId))?.rateLimits ?? defaultLimits,
     evaluation,

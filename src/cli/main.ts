@@ -66,9 +66,23 @@ function buildProgram(found: (inv: Invocation) => void): Command {
     .command('list <client_id>')
     .action((client_id: string) => found({ name: 'officers.list', args: { client_id } }));
 
-  program
-    .command('audit')
-    .description('the audit trail of evaluations')
+  const audit = program.command('audit').description('the audit trail of evaluations');
+  audit
+    .command('verify')
+    .description('walk the client hash chain and report the first broken link')
+    .requiredOption('--client <client_id>')
+    .action((o: { client: string }) => found({ name: 'audit.verify', args: { client_id: o.client } }));
+  audit
+    .command('checkpoint')
+    .description('record the chain head (hash, count, time) now; every client when none is given')
+    .option('--client <client_id>')
+    .action((o: { client?: string }) => found({ name: 'audit.checkpoint', args: { client_id: o.client } }));
+  audit
+    .command('checkpoints')
+    .description('export the recorded checkpoints, to keep outside this database')
+    .requiredOption('--client <client_id>')
+    .action((o: { client: string }) => found({ name: 'audit.checkpoints', args: { client_id: o.client } }));
+  audit
     .command('export')
     .requiredOption('--client <client_id>')
     .option('--from <date>', 'ISO 8601 date or date-time (inclusive)')
@@ -211,7 +225,8 @@ async function main(argv: string[]): Promise<number> {
   try {
     const result = await execute(inv);
     if (!inv.stream) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-    return 0;
+    // A check that found a problem (audit verify) says so in its exit code too.
+    return (result as { ok?: unknown } | undefined)?.ok === false ? 1 : 0;
   } catch (e) {
     const message = e instanceof Error ? e.message : String(e);
     process.stderr.write(`${JSON.stringify({ error: message })}\n`);

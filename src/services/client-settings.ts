@@ -8,7 +8,11 @@ import { DEFAULT_API_LIMITS, type Limits } from './rate-limit.service.ts';
 export interface ClientSettingsParts {
   ruleOverrides: Record<string, unknown>;
   rateLimits: Required<Limits>;
+  /** How long audit rows are kept (years); the spec's 5 unless arranged otherwise. */
+  retentionYears: number;
 }
+
+export const DEFAULT_RETENTION_YEARS = 5;
 
 const LIMIT_KEYS = ['per_minute', 'burst_per_minute', 'per_day'] as const;
 
@@ -17,7 +21,16 @@ export function splitClientSettings(
   settings: Record<string, unknown>,
   defaults: Required<Limits> = DEFAULT_API_LIMITS,
 ): ClientSettingsParts {
-  const { rate_limits, ...ruleOverrides } = settings;
+  const { rate_limits, retention_years, ...ruleOverrides } = settings;
+  if (
+    retention_years !== undefined &&
+    (typeof retention_years !== 'number' ||
+      !Number.isInteger(retention_years) ||
+      retention_years < 1 ||
+      retention_years > 100)
+  )
+    throw new Error('retention_years: must be an integer from 1 to 100');
+  const retentionYears = (retention_years as number | undefined) ?? DEFAULT_RETENTION_YEARS;
   const rateLimits: Required<Limits> = { ...defaults };
   if (rate_limits !== undefined) {
     if (!rate_limits || typeof rate_limits !== 'object' || Array.isArray(rate_limits))
@@ -37,7 +50,7 @@ export function splitClientSettings(
     if (rateLimits.burst_per_minute < rateLimits.per_minute)
       rateLimits.burst_per_minute = rateLimits.per_minute;
   }
-  return { ruleOverrides, rateLimits };
+  return { ruleOverrides, rateLimits, retentionYears };
 }
 
 /** Checks a whole settings object as it would be stored. */

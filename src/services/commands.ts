@@ -1,10 +1,11 @@
 import { type Static, type TSchema, Type } from 'typebox';
 import { Value } from 'typebox/value';
 import { AppError } from '../errors.ts';
+import type { Jobs } from '../jobs/jobs.ts';
+import type { AuditChainService } from './audit-chain.service.ts';
 import { CASP_IMPORT_MAX_CHARS, type CaspDirectoryService } from './casp-directory.service.ts';
 import type { ClientsService } from './clients.service.ts';
 import type { KeysService } from './keys.service.ts';
-import type { Jobs } from '../jobs/jobs.ts';
 import type { SanctionsListsService } from './sanctions-lists.service.ts';
 import type { WebhookRegistrationsService } from './webhook-registrations.service.ts';
 
@@ -20,6 +21,7 @@ export interface CommandDeps {
   lists: Pick<SanctionsListsService, 'import' | 'status'>;
   webhooks: Pick<WebhookRegistrationsService, 'add' | 'list' | 'remove'>;
   jobs: Pick<Jobs, 'run'>;
+  auditChain: Pick<AuditChainService, 'verify' | 'checkpoint' | 'checkpoints'>;
 }
 
 interface Command<S extends TSchema> {
@@ -88,6 +90,18 @@ export const COMMANDS: Record<string, Command<TSchema>> = {
   'officers.list': command({
     args: Type.Object({ client_id: Str }),
     run: (d, a) => d.clients.officers(a.client_id),
+  }),
+  'audit.verify': command({
+    args: Type.Object({ client_id: Str }),
+    run: (d, a) => d.auditChain.verify(a.client_id),
+  }),
+  'audit.checkpoint': command({
+    args: Type.Object({ client_id: Type.Optional(Str) }),
+    run: async (d, a) => ({ checkpoints: await d.auditChain.checkpoint(a.client_id) }),
+  }),
+  'audit.checkpoints': command({
+    args: Type.Object({ client_id: Str }),
+    run: async (d, a) => ({ checkpoints: await d.auditChain.checkpoints(a.client_id) }),
   }),
   'keys.create': command({
     args: Type.Object({

@@ -70,7 +70,13 @@ function lockedStatements(trx: Db) {
     /** Sets an alert's status (and link) and appends one history entry. */
     async updateAlert(
       id: string,
-      u: { status: string; resolution: string | null; case_id: string | null; at: string; entry: HistoryEntry },
+      u: {
+        status: string;
+        resolution: string | null;
+        case_id: string | null;
+        at: string;
+        entry: HistoryEntry;
+      },
     ): Promise<void> {
       await sql`
         UPDATE alerts SET status = ${u.status}, resolution = ${u.resolution}, case_id = ${u.case_id},
@@ -80,7 +86,13 @@ function lockedStatements(trx: Db) {
     /** Sets a case's status, resolution and assignee and appends one history entry. */
     async updateCase(
       id: string,
-      u: { status: string; resolution: string | null; assignee: string | null; at: string; entry: HistoryEntry },
+      u: {
+        status: string;
+        resolution: string | null;
+        assignee: string | null;
+        at: string;
+        entry: HistoryEntry;
+      },
     ): Promise<void> {
       await sql`
         UPDATE cases SET status = ${u.status}, resolution = ${u.resolution}, assignee = ${u.assignee},
@@ -98,31 +110,59 @@ export function createAlertsCasesRepo(db: Db) {
       return db.transaction().execute((trx) => fn(lockedStatements(trx)));
     },
 
-    async listAlerts(clientId: string, f: ListFilter, after: After | undefined, limit: number): Promise<AlertRow[]> {
+    async listAlerts(
+      clientId: string,
+      f: ListFilter,
+      after: After | undefined,
+      limit: number,
+    ): Promise<AlertRow[]> {
       let q = db.selectFrom('alerts').selectAll().where('client_id', '=', clientId);
       if (f.status !== undefined) q = q.where('status', '=', f.status);
       if (f.severity !== undefined) q = q.where('severity', '=', f.severity);
       if (f.overdue !== undefined)
-        q = q.where(f.overdue ? overdueSql(f.now, f.finalStatuses) : sql<boolean>`NOT ${overdueSql(f.now, f.finalStatuses)}`);
+        q = q.where(
+          f.overdue
+            ? overdueSql(f.now, f.finalStatuses)
+            : sql<boolean>`NOT ${overdueSql(f.now, f.finalStatuses)}`,
+        );
       if (after) q = q.where(sql<boolean>`(due_at, id) > (${after.dueAt}::timestamptz, ${after.id}::uuid)`);
       return q.orderBy('due_at').orderBy('id').limit(limit).execute();
     },
 
-    async listCases(clientId: string, f: ListFilter, after: After | undefined, limit: number): Promise<CaseRow[]> {
+    async listCases(
+      clientId: string,
+      f: ListFilter,
+      after: After | undefined,
+      limit: number,
+    ): Promise<CaseRow[]> {
       let q = db.selectFrom('cases').selectAll().where('client_id', '=', clientId);
       if (f.status !== undefined) q = q.where('status', '=', f.status);
       if (f.assignee !== undefined) q = q.where('assignee', '=', f.assignee);
       if (f.overdue !== undefined)
-        q = q.where(f.overdue ? overdueSql(f.now, f.finalStatuses) : sql<boolean>`NOT ${overdueSql(f.now, f.finalStatuses)}`);
+        q = q.where(
+          f.overdue
+            ? overdueSql(f.now, f.finalStatuses)
+            : sql<boolean>`NOT ${overdueSql(f.now, f.finalStatuses)}`,
+        );
       if (after) q = q.where(sql<boolean>`(due_at, id) > (${after.dueAt}::timestamptz, ${after.id}::uuid)`);
       return q.orderBy('due_at').orderBy('id').limit(limit).execute();
     },
 
     alert: (clientId: string, id: string) =>
-      db.selectFrom('alerts').selectAll().where('client_id', '=', clientId).where('id', '=', id).executeTakeFirst(),
+      db
+        .selectFrom('alerts')
+        .selectAll()
+        .where('client_id', '=', clientId)
+        .where('id', '=', id)
+        .executeTakeFirst(),
 
     caseById: (clientId: string, id: string) =>
-      db.selectFrom('cases').selectAll().where('client_id', '=', clientId).where('id', '=', id).executeTakeFirst(),
+      db
+        .selectFrom('cases')
+        .selectAll()
+        .where('client_id', '=', clientId)
+        .where('id', '=', id)
+        .executeTakeFirst(),
 
     caseByNumber: (clientId: string, caseNumber: string) =>
       db

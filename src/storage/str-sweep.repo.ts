@@ -56,7 +56,9 @@ export function createStrSweepRepo(db: Db) {
 
     /** Records in the case's history what the sweep did. */
     async note(id: string, entry: HistoryEntry): Promise<void> {
-      await sql`UPDATE cases SET history = history || ${JSON.stringify([entry])}::jsonb WHERE id = ${id}`.execute(db);
+      await sql`UPDATE cases SET history = history || ${JSON.stringify([entry])}::jsonb WHERE id = ${id}`.execute(
+        db,
+      );
     },
 
     /** The case's current status (for the history entry). */

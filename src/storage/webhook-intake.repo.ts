@@ -44,7 +44,11 @@ export function isUniqueViolation(err: unknown): boolean {
 function intakeStatements(trx: Db) {
   return {
     /** The vendor object's alert (locked), or undefined when the vendor object is new. */
-    async lockAlert(clientId: string, source: string, vendorObjectId: string): Promise<LockedAlert | undefined> {
+    async lockAlert(
+      clientId: string,
+      source: string,
+      vendorObjectId: string,
+    ): Promise<LockedAlert | undefined> {
       const res = await sql<LockedAlert>`
         SELECT a.id, a.status, a.severity, a.case_id, c.case_number, a.created_at
           FROM alerts a LEFT JOIN cases c ON c.id = a.case_id

@@ -19,7 +19,12 @@ export interface SecretRow {
 export function createWebhookRegistrationsRepo(db: Db) {
   return {
     /** The registration of a client and kind, creating it with `id` when there is none. */
-    async upsert(row: { id: string; client_id: string; kind: string; created_by: string }): Promise<RegistrationRow> {
+    async upsert(row: {
+      id: string;
+      client_id: string;
+      kind: string;
+      created_by: string;
+    }): Promise<RegistrationRow> {
       await db
         .insertInto('webhook_registrations')
         .values(row)

@@ -75,15 +75,11 @@ describe('mica lists import (the CLI, spawned)', () => {
     for (const [args, pattern] of [
       [['eu', csv], /not XML/],
       [['ofac', xml], /expected root element <sdnList>, found <Sanctions>/],
-      [['un', fixturePath('ofac_xml/sdn_sample.xml')], /expected root element <CONSOLIDATED_LIST>/],
       [['ofac', join(dataDir, 'missing')], /cannot read/],
-      [['xyz', csv], /unknown list source/],
-      [['ofac', fixturePath('ofac_sdn/bench_2021'), '--published-at', 'yesterday'], /ISO 8601/],
     ] as Array<[string[], RegExp]>) {
       const r = await mica('lists', 'import', ...args);
       assert.equal(r.code, 1, `${args.join(' ')}: ${r.out}`);
-      if (!pattern.source.includes('ISO')) assert.match(JSON.parse(r.err).error, pattern);
-      else assert.match(r.err, pattern);
+      assert.match(JSON.parse(r.err).error, pattern);
     }
     // The held list is unchanged.
     const status = await mica('lists', 'status');
@@ -126,6 +122,11 @@ describe('mica lists import (the CLI, spawned)', () => {
       }),
     }).then((res) => res.json() as any);
     assert.deepEqual(named.rule_evaluation.actions, ['REVIEW']);
-    assert.equal(named.risk_profile.sanctions_matches[0].entry_id, 'CFi.001');
+    // BOZIZÉ is on both lists; the accent-stripped spelling finds the UN entry.
+    const unMatch = named.risk_profile.sanctions_matches.find((m: { list: string }) => m.list === 'un');
+    assert.deepEqual(
+      { entry_id: unMatch.entry_id, matched: unMatch.matched, score: unMatch.score },
+      { entry_id: 'CFi.001', matched: 'name', score: 1 },
+    );
   });
 });

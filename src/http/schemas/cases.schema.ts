@@ -21,9 +21,9 @@ const SEVERITIES = ['low', 'medium', 'high', 'critical'] as const;
 /** An alert (CONTRACT §5). */
 export const AlertSchema = Type.Object({
   id: Uuid,
-  status: Enum(ALERT_STATUSES),
+  status: Type.String({ description: ALERT_STATUSES.join(', ') }),
   resolution: Nullable(Type.String()),
-  severity: Enum(SEVERITIES),
+  severity: Type.String({ description: SEVERITIES.join(', ') }),
   source: Type.String({ description: 'txmon-a, txmon-b, kyc, screening or evaluation' }),
   event: Nullable(Type.String()),
   vendor_object_id: Nullable(Type.String()),
@@ -43,7 +43,7 @@ export const AlertSchema = Type.Object({
 export const CaseSchema = Type.Object({
   id: Uuid,
   case_number: Type.String({ pattern: '^CASE-\\d{4}-\\d{6,}$' }),
-  status: Enum(CASE_STATUSES),
+  status: Type.String({ description: CASE_STATUSES.join(', ') }),
   resolution: Nullable(Type.String()),
   reason: Type.String(),
   assignee: Nullable(Type.String()),

@@ -39,8 +39,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     CREATE INDEX operator_audit_client_idx ON operator_audit (client_id, at);
 
     -- Evaluations are stored compactly: one row each, with the response that holds every rule result.
+    -- Partitioned by month so that years of retention stay fast and expire by dropping partitions.
+    -- Each row is a link of its client's hash chain (chain_seq, prev_hash, row_hash).
     CREATE TABLE evaluations (
-      evaluation_id uuid PRIMARY KEY,
+      evaluation_id uuid NOT NULL,
       client_id text NOT NULL REFERENCES clients(client_id),
       trigger_type text NOT NULL,
       trigger_entity_type text,
@@ -58,14 +60,68 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       highest_severity text,
       rule_ids text[] NOT NULL,
       request json NOT NULL,
-      response json NOT NULL
-    );
+      response json NOT NULL,
+      chain_seq bigint NOT NULL,
+      prev_hash bytea NOT NULL,
+      row_hash bytea NOT NULL,
+      PRIMARY KEY (evaluation_id, evaluated_at)
+    ) PARTITION BY RANGE (evaluated_at);
+    -- Catches a row whose month has no partition yet, so nothing is ever refused for lack of one.
+    CREATE TABLE evaluations_default PARTITION OF evaluations DEFAULT;
     CREATE INDEX evaluations_client_time_idx ON evaluations (client_id, evaluated_at DESC);
     CREATE INDEX evaluations_customer_idx ON evaluations (client_id, customer_id, evaluated_at DESC)
       WHERE customer_id IS NOT NULL;
     CREATE INDEX evaluations_entity_idx ON evaluations (client_id, trigger_entity_id, evaluated_at DESC)
       WHERE trigger_entity_id IS NOT NULL;
     CREATE INDEX evaluations_rules_idx ON evaluations USING gin (rule_ids);
+    CREATE INDEX evaluations_chain_idx ON evaluations (client_id, chain_seq);
+    CREATE INDEX evaluations_id_idx ON evaluations (evaluation_id);
+
+    CREATE TABLE audit_chain_heads (
+      client_id text PRIMARY KEY,
+      seq bigint NOT NULL,
+      head bytea NOT NULL,
+      updated_at timestamptz NOT NULL DEFAULT now()
+    );
+    CREATE TABLE audit_checkpoints (
+      id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+      client_id text NOT NULL,
+      seq bigint NOT NULL,
+      head bytea NOT NULL,
+      created_at timestamptz NOT NULL DEFAULT now()
+    );
+    CREATE INDEX audit_checkpoints_client_idx ON audit_checkpoints (client_id, seq);
+    -- Where a client's chain resumes after retention removed its oldest rows.
+    CREATE TABLE audit_retention_marks (
+      client_id text NOT NULL,
+      seq bigint NOT NULL,
+      hash bytea NOT NULL,
+      removed_before timestamptz NOT NULL,
+      created_at timestamptz NOT NULL DEFAULT now(),
+      PRIMARY KEY (client_id, seq)
+    );
+
+    -- Audit rows are append-only for everyone, superusers included; only the retention job may
+    -- delete, and it says so with a transaction-local setting.
+    CREATE FUNCTION mica_refuse_audit_change() RETURNS trigger LANGUAGE plpgsql AS $fn$
+    BEGIN
+      IF TG_OP = 'DELETE' AND current_setting('mica.maintenance', true) = 'retention' THEN
+        RETURN OLD;
+      END IF;
+      RAISE EXCEPTION 'audit rows are append-only: % on % refused', TG_OP, TG_TABLE_NAME
+        USING ERRCODE = 'insufficient_privilege';
+    END
+    $fn$;
+    CREATE TRIGGER evaluations_append_only BEFORE UPDATE OR DELETE ON evaluations
+      FOR EACH ROW EXECUTE FUNCTION mica_refuse_audit_change();
+    CREATE TRIGGER evaluations_no_truncate BEFORE TRUNCATE ON evaluations
+      FOR EACH STATEMENT EXECUTE FUNCTION mica_refuse_audit_change();
+    CREATE TRIGGER evaluations_default_no_truncate BEFORE TRUNCATE ON evaluations_default
+      FOR EACH STATEMENT EXECUTE FUNCTION mica_refuse_audit_change();
+    CREATE TRIGGER checkpoints_append_only BEFORE UPDATE OR DELETE ON audit_checkpoints
+      FOR EACH ROW EXECUTE FUNCTION mica_refuse_audit_change();
+    CREATE TRIGGER operator_audit_append_only BEFORE UPDATE OR DELETE ON operator_audit
+      FOR EACH ROW EXECUTE FUNCTION mica_refuse_audit_change();
 
     -- One row per evaluated rule, as the spec names the audit table. The rows are derived from the
     -- response stored once per evaluation, so an evaluation costs one insert, not one per rule.

@@ -1,0 +1,116 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * The per-client hash chain of the audit store, with RFC 6962's domain separation: a leaf is
+ * SHA-256(0x00 ‖ canonical row), a link is SHA-256(0x01 ‖ previous link ‖ leaf). Changing any
+ * stored field changes its leaf; deleting or reordering rows breaks the links after it.
+ */
+export const GENESIS = Buffer.alloc(32);
+
+/** The fields of an evaluation row that its hash covers, in a fixed order. */
+export interface ChainedFields {
+  client_id: string;
+  chain_seq: number;
+  evaluation_id: string;
+  evaluated_at: string;
+  trigger_type: string;
+  trigger_entity_type: string | null;
+  trigger_entity_id: string | null;
+  customer_id: string | null;
+  rule_set_version: string;
+  high_risk_list_date: string | null;
+  evaluator_id: string;
+  rules_evaluated: number;
+  rules_triggered: number;
+  transaction_blocked: boolean;
+  alert_generated: boolean;
+  case_created: boolean;
+  highest_severity: string | null;
+  rule_ids: readonly string[];
+  /** The stored request and response JSON texts, byte for byte. */
+  request: string;
+  response: string;
+}
+
+/** The canonical form of a row: a JSON array of its fields in a fixed order. */
+export function canonicalRow(f: ChainedFields): string {
+  return JSON.stringify([
+    'mica-audit-v1',
+    f.client_id,
+    f.chain_seq,
+    f.evaluation_id,
+    f.evaluated_at,
+    f.trigger_type,
+    f.trigger_entity_type,
+    f.trigger_entity_id,
+    f.customer_id,
+    f.rule_set_version,
+    f.high_risk_list_date,
+    f.evaluator_id,
+    f.rules_evaluated,
+    f.rules_triggered,
+    f.transaction_blocked,
+    f.alert_generated,
+    f.case_created,
+    f.highest_severity,
+    f.rule_ids,
+    f.request,
+    f.response,
+  ]);
+}
+
+/** SHA-256(0x00 ‖ canonical row). */
+export function leafHash(f: ChainedFields): Buffer {
+  return createHash('sha256')
+    .update(Buffer.from([0]))
+    .update(canonicalRow(f), 'utf8')
+    .digest();
+}
+
+/** SHA-256(0x01 ‖ previous ‖ leaf). */
+export function linkHash(previous: Uint8Array, leaf: Uint8Array): Buffer {
+  return createHash('sha256')
+    .update(Buffer.from([1]))
+    .update(previous)
+    .update(leaf)
+    .digest();
+}
+
+export interface ChainBreak {
+  chain_seq: number;
+  evaluation_id: string | null;
+  reason: 'content_changed' | 'link_broken' | 'row_missing' | 'head_mismatch';
+}
+
+/**
+ * Walks stored rows in chain order from an anchor (the genesis, or the link before the first row
+ * kept after retention) and returns the first break, or null.
+ */
+export function findFirstBreak(
+  rows: Iterable<ChainedFields & { prev_hash: Uint8Array; row_hash: Uint8Array }>,
+  anchor: { seq: number; hash: Uint8Array },
+): { break: ChainBreak | null; last: { seq: number; hash: Buffer } } {
+  let expectedSeq = anchor.seq + 1;
+  let prev: Buffer = Buffer.from(anchor.hash);
+  for (const row of rows) {
+    if (row.chain_seq !== expectedSeq)
+      return {
+        break: { chain_seq: expectedSeq, evaluation_id: null, reason: 'row_missing' },
+        last: { seq: expectedSeq - 1, hash: prev },
+      };
+    if (!prev.equals(Buffer.from(row.prev_hash)))
+      return {
+        break: { chain_seq: row.chain_seq, evaluation_id: row.evaluation_id, reason: 'link_broken' },
+        last: { seq: expectedSeq - 1, hash: prev },
+      };
+    const link = linkHash(prev, leafHash(row));
+    if (!link.equals(Buffer.from(row.row_hash)))
+      return {
+        break: { chain_seq: row.chain_seq, evaluation_id: row.evaluation_id, reason: 'content_changed' },
+        last: { seq: expectedSeq - 1, hash: prev },
+      };
+    prev = link;
+    expectedSeq++;
+  }
+  return { break: null, last: { seq: expectedSeq - 1, hash: prev } };
+}

@@ -1,0 +1,196 @@
+import { sql } from 'kysely';
+import { type ChainBreak, type ChainedFields, findFirstBreak, GENESIS } from '../domain/audit/chain.ts';
+import type { Db } from '../storage/db.ts';
+import type { OperatorAuditRepo } from '../storage/operator-audit.repo.ts';
+import { dropPartition, listPartitions } from '../storage/partitions.ts';
+
+type StoredRow = ChainedFields & { prev_hash: Uint8Array; row_hash: Uint8Array };
+
+const PAGE = 2000;
+const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
+
+/**
+ * Tamper evidence of the audit store: verification of each client's hash chain, daily checkpoints
+ * (head hash, count, time) to keep elsewhere, and retention that records where each chain resumes.
+ */
+export function createAuditChainService(deps: {
+  db: Db;
+  audit: Pick<OperatorAuditRepo, 'record'>;
+  now?: () => Date;
+}) {
+  const { db } = deps;
+  const now = deps.now ?? (() => new Date());
+
+  async function anchorOf(clientId: string): Promise<{ seq: number; hash: Uint8Array }> {
+    const mark = await sql<{ seq: string; hash: Uint8Array }>`
+      SELECT seq, hash FROM audit_retention_marks WHERE client_id = ${clientId} ORDER BY seq DESC LIMIT 1`.execute(
+      db,
+    );
+    const m = mark.rows[0];
+    return m ? { seq: Number(m.seq), hash: m.hash } : { seq: 0, hash: GENESIS };
+  }
+
+  async function* rowsOf(clientId: string, afterSeq: number): AsyncGenerator<StoredRow> {
+    let after = afterSeq;
+    for (;;) {
+      const page = await sql<StoredRow & { chain_seq: string }>`
+        SELECT client_id, chain_seq, evaluation_id::text AS evaluation_id,
+               to_char(evaluated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS evaluated_at,
+               trigger_type, trigger_entity_type, trigger_entity_id, customer_id, rule_set_version,
+               high_risk_list_date, evaluator_id, rules_evaluated, rules_triggered, transaction_blocked,
+               alert_generated, case_created, highest_severity, rule_ids, request::text AS request,
+               response::text AS response, prev_hash, row_hash
+          FROM evaluations WHERE client_id = ${clientId} AND chain_seq > ${after}
+         ORDER BY chain_seq LIMIT ${PAGE}`.execute(db);
+      for (const r of page.rows) yield { ...r, chain_seq: Number(r.chain_seq) };
+      if (page.rows.length < PAGE) return;
+      after = Number(page.rows.at(-1)!.chain_seq);
+    }
+  }
+
+  return {
+    /** Walks the client's chain and reports the first broken link, or ok with the count and head. */
+    async verify(clientId: string) {
+      const anchor = await anchorOf(clientId);
+      // Buffer the walk page by page: findFirstBreak is synchronous over an iterable.
+      let brk: ChainBreak | null = null;
+      let last: { seq: number; hash: Buffer } = { seq: anchor.seq, hash: Buffer.from(anchor.hash) };
+      const pending: StoredRow[] = [];
+      const flush = () => {
+        const res = findFirstBreak(pending.splice(0), { seq: last.seq, hash: last.hash });
+        brk = res.break;
+        last = res.last;
+      };
+      for await (const row of rowsOf(clientId, anchor.seq)) {
+        pending.push(row);
+        if (pending.length >= PAGE) {
+          flush();
+          if (brk) break;
+        }
+      }
+      if (!brk) flush();
+      const head = (
+        await sql<{ seq: string; head: Uint8Array }>`
+          SELECT seq, head FROM audit_chain_heads WHERE client_id = ${clientId}`.execute(db)
+      ).rows[0];
+      if (!brk && head && (Number(head.seq) !== last.seq || hex(head.head) !== last.hash.toString('hex')))
+        brk = { chain_seq: last.seq + 1, evaluation_id: null, reason: 'row_missing' } satisfies ChainBreak;
+      if (!brk) {
+        const cps = await sql<{ seq: string; head: Uint8Array }>`
+          SELECT seq, head FROM audit_checkpoints WHERE client_id = ${clientId} AND seq > ${anchor.seq}
+           ORDER BY seq`.execute(db);
+        for (const cp of cps.rows) {
+          const row = (
+            await sql<{ row_hash: Uint8Array }>`
+              SELECT row_hash FROM evaluations WHERE client_id = ${clientId} AND chain_seq = ${Number(cp.seq)}`.execute(
+              db,
+            )
+          ).rows[0];
+          if (!row || hex(row.row_hash) !== hex(cp.head)) {
+            brk = {
+              chain_seq: Number(cp.seq),
+              evaluation_id: null,
+              reason: 'head_mismatch',
+            } satisfies ChainBreak;
+            break;
+          }
+        }
+      }
+      return {
+        client_id: clientId,
+        ok: brk === null,
+        rows_verified: last.seq - anchor.seq,
+        anchor_seq: anchor.seq,
+        head_seq: last.seq,
+        head_hash: last.hash.toString('hex'),
+        first_break: brk,
+      };
+    },
+
+    /** Writes a checkpoint (head hash, count, time) for one client or every client with rows. */
+    async checkpoint(clientId?: string) {
+      const rows = await sql<{ client_id: string; seq: string; head: Uint8Array; created_at: Date }>`
+        INSERT INTO audit_checkpoints (client_id, seq, head)
+        SELECT client_id, seq, head FROM audit_chain_heads
+         WHERE seq > 0 AND (${clientId ?? null}::text IS NULL OR client_id = ${clientId ?? null})
+        RETURNING client_id, seq, head, created_at`.execute(db);
+      return rows.rows.map((r) => ({
+        client_id: r.client_id,
+        seq: Number(r.seq),
+        head_hash: hex(r.head),
+        created_at: new Date(r.created_at).toISOString(),
+      }));
+    },
+
+    /** Every checkpoint of a client, to be exported and kept outside this database. */
+    async checkpoints(clientId: string) {
+      const rows = await sql<{ seq: string; head: Uint8Array; created_at: Date }>`
+        SELECT seq, head, created_at FROM audit_checkpoints WHERE client_id = ${clientId} ORDER BY seq`.execute(
+        db,
+      );
+      return rows.rows.map((r) => ({
+        client_id: clientId,
+        seq: Number(r.seq),
+        head_hash: hex(r.head),
+        created_at: new Date(r.created_at).toISOString(),
+      }));
+    },
+
+    /**
+     * Removes audit rows past each client's retention: whole monthly partitions once every client's
+     * period has passed them, single rows for clients with a shorter period. Where a chain now
+     * starts is recorded first, so verification resumes from there.
+     */
+    async retention(retentionYearsOf: (clientId: string) => Promise<number>, actor = 'system:retention') {
+      const at = now();
+      const clients = (await sql<{ client_id: string }>`SELECT client_id FROM audit_chain_heads`.execute(db))
+        .rows;
+      const cutoffs = new Map<string, Date>();
+      for (const { client_id } of clients) {
+        const years = await retentionYearsOf(client_id);
+        const c = new Date(at);
+        c.setUTCFullYear(c.getUTCFullYear() - years);
+        cutoffs.set(client_id, c);
+      }
+      const removed: Array<{ client_id: string; rows: number; before: string }> = [];
+      for (const [clientId, cutoff] of cutoffs) {
+        await db.transaction().execute(async (trx) => {
+          const last = await sql<{ seq: string; hash: Uint8Array; n: number }>`
+            SELECT max(chain_seq) AS seq, (array_agg(row_hash ORDER BY chain_seq DESC))[1] AS hash, count(*)::int AS n
+              FROM evaluations WHERE client_id = ${clientId} AND evaluated_at < ${cutoff}`.execute(trx);
+          const r = last.rows[0];
+          if (!r || !r.seq || Number(r.n) === 0) return;
+          await sql`INSERT INTO audit_retention_marks (client_id, seq, hash, removed_before)
+                    VALUES (${clientId}, ${Number(r.seq)}, ${r.hash}, ${cutoff})`.execute(trx);
+          await sql`SELECT set_config('mica.maintenance', 'retention', true)`.execute(trx);
+          await sql`DELETE FROM evaluations WHERE client_id = ${clientId} AND evaluated_at < ${cutoff}`.execute(
+            trx,
+          );
+          removed.push({ client_id: clientId, rows: Number(r.n), before: cutoff.toISOString() });
+        });
+      }
+      // Partitions now empty for every client (all older than every cutoff) are dropped.
+      const oldest = [...cutoffs.values()].reduce<Date | undefined>(
+        (m, c) => (!m || c < m ? c : m),
+        undefined,
+      );
+      const dropped: string[] = [];
+      if (oldest)
+        for (const p of await listPartitions(db))
+          if (p.to <= oldest) {
+            await dropPartition(db, p.name);
+            dropped.push(p.name);
+          }
+      const result = { ran_at: at.toISOString(), removed, dropped_partitions: dropped };
+      await deps.audit.record({
+        client_id: null,
+        actor,
+        action: 'audit.retention',
+        subject: null,
+        detail: result,
+      });
+      return result;
+    },
+  };
+}
+export type AuditChainService = ReturnType<typeof createAuditChainService>;

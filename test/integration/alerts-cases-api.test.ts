@@ -1,0 +1,301 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
+import { allowedTransitions, statusesOf } from '../../src/domain/cases/state-machines.ts';
+import { clientWithKey, type TestApp } from '../helpers/harness.ts';
+import { register, signed, startWebhookApp, vendorBody } from '../helpers/webhooks.ts';
+
+const ALERT_KEYS = [
+  'id', 'status', 'resolution', 'severity', 'source', 'event', 'vendor_object_id', 'customer_id',
+  'transaction_id', 'evaluation_id', 'case_id', 'due_at', 'overdue', 'created_at', 'updated_at', 'payload',
+  'history',
+];
+const CASE_KEYS = [
+  'id', 'case_number', 'status', 'resolution', 'reason', 'assignee', 'rule_ids', 'alert_ids', 'evaluation_id',
+  'due_at', 'overdue', 'created_at', 'updated_at', 'history',
+];
+const CLOSE = { alert: 'false_positive', case: 'no_action' } as const;
+
+describe('alerts and cases API', () => {
+  let t: TestApp;
+  let acme: Awaited<ReturnType<typeof clientWithKey>>;
+  let globex: Awaited<ReturnType<typeof clientWithKey>>;
+  before(async () => {
+    t = await startWebhookApp();
+    acme = await clientWithKey(t, 'acme');
+    globex = await clientWithKey(t, 'globex');
+    await t.deps.clients.addOfficer('acme', 'olga', 'test');
+    await t.deps.clients.addOfficer('acme', 'bruno', 'test');
+    await register(t, 'txmon-a', 'acme', 'acme-txmon-secret');
+    await register(t, 'txmon-a', 'globex', 'globex-txmon-secret');
+  });
+  after(() => t.close());
+
+  const as = (who: { auth: Record<string, string> }, extra: Record<string, string> = {}) => ({
+    get: (url: string) => t.app.inject({ method: 'GET', url, headers: { ...who.auth, ...extra } }),
+    post: (url: string, payload: object) =>
+      t.app.inject({ method: 'POST', url, headers: { ...who.auth, ...extra }, payload }),
+  });
+  const webhook = async (client: 'acme' | 'globex', severity: string) => {
+    const res = await t.app.inject(
+      signed('txmon-a', `${client}-txmon-secret`, vendorBody('txmon-a', { data: { severity, customer_id: 'c-1' } })),
+    );
+    assert.equal(res.statusCode, 200, res.body);
+    return res.json() as { platform_alert_id: string; case_id: string | null; case_number: string | null };
+  };
+  const newAlert = async () => (await webhook('acme', 'low')).platform_alert_id;
+  const newCase = async () => (await webhook('acme', 'high')).case_id!;
+
+  it('lists alerts with the contract shape, soonest due first, filtered and paginated; tenant-scoped', async () => {
+    for (const s of ['low', 'medium', 'high', 'critical', 'low']) await webhook('acme', s);
+    const foreign = await webhook('globex', 'high');
+    const all = (await as(acme).get('/api/alerts?limit=200')).json();
+    assert.ok(all.items.length >= 5);
+    assert.deepEqual(Object.keys(all.items[0]), ALERT_KEYS);
+    assert.equal(all.next_cursor, null);
+    const dues = all.items.map((a: { due_at: string }) => a.due_at);
+    assert.deepEqual(dues, [...dues].sort());
+    assert.ok(!all.items.some((a: { id: string }) => a.id === foreign.platform_alert_id));
+
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page = (await as(acme).get(`/api/alerts?limit=2${cursor ? `&cursor=${cursor}` : ''}`)).json();
+      assert.ok(page.items.length <= 2);
+      seen.push(...page.items.map((a: { id: string }) => a.id));
+      cursor = page.next_cursor;
+    } while (cursor);
+    assert.deepEqual(
+      seen,
+      all.items.map((a: { id: string }) => a.id),
+    );
+
+    const high = (await as(acme).get('/api/alerts?severity=high')).json();
+    assert.ok(high.items.length >= 1 && high.items.every((a: { severity: string }) => a.severity === 'high'));
+    const open = (await as(acme).get('/api/alerts?status=open')).json();
+    assert.equal(open.items.length, all.items.length);
+    assert.equal((await as(acme).get('/api/alerts?status=bogus')).statusCode, 400);
+    const badCursor = await as(acme).get('/api/alerts?cursor=bm90LWEtY3Vyc29y');
+    assert.equal(badCursor.statusCode, 400);
+    assert.equal(badCursor.json().error.details.field, 'cursor');
+    assert.equal((await as(acme).get('/api/alerts')).statusCode, 200);
+    assert.equal((await t.app.inject({ method: 'GET', url: '/api/alerts' })).statusCode, 401);
+  });
+
+  it('unknown and foreign ids are both 404 NOT_FOUND, for every alert and case route', async () => {
+    const foreign = await webhook('globex', 'critical');
+    const missing = '00000000-0000-4000-8000-000000000000';
+    const urls = [
+      ['GET', `/api/alerts/${foreign.platform_alert_id}`],
+      ['GET', `/api/alerts/${missing}`],
+      ['GET', '/api/alerts/not-a-uuid'],
+      ['POST', `/api/alerts/${foreign.platform_alert_id}/transition`],
+      ['GET', `/api/cases/${foreign.case_id}`],
+      ['GET', `/api/cases/${foreign.case_number}`],
+      ['GET', `/api/cases/${missing}`],
+      ['GET', '/api/cases/CASE-1999-000001'],
+      ['POST', `/api/cases/${foreign.case_id}/transition`],
+      ['POST', `/api/cases/${foreign.case_id}/assign`],
+    ] as const;
+    for (const [method, url] of urls) {
+      const payload = url.endsWith('/assign') ? { officer: 'olga' } : { to: 'closed', resolution: 'no_action' };
+      const res = await t.app.inject({ method, url, headers: acme.auth, ...(method === 'POST' ? { payload } : {}) });
+      assert.equal(res.statusCode, 404, `${method} ${url}: ${res.body}`);
+      assert.equal(res.json().error.code, 'NOT_FOUND');
+    }
+    // The owner sees them.
+    assert.equal((await as(globex).get(`/api/cases/${foreign.case_number}`)).statusCode, 200);
+  });
+
+  it('every alert edge: allowed ones move, illegal ones are 409 INVALID_TRANSITION with the allowed list', async () => {
+    const reach: Record<string, (id: string) => Promise<void>> = {
+      open: async () => {},
+      acknowledged: async (id) => void (await as(acme).post(`/api/alerts/${id}/transition`, { to: 'acknowledged' })),
+      escalated: async (id) => void (await as(acme).post(`/api/alerts/${id}/transition`, { to: 'escalated' })),
+      closed: async (id) =>
+        void (await as(acme).post(`/api/alerts/${id}/transition`, { to: 'closed', resolution: 'true_positive' })),
+    };
+    for (const from of statusesOf('alert')) {
+      for (const to of statusesOf('alert')) {
+        const id = await newAlert();
+        await reach[from]!(id);
+        const body = to === 'closed' ? { to, resolution: CLOSE.alert } : { to };
+        const res = await as(acme).post(`/api/alerts/${id}/transition`, body);
+        const allowed = allowedTransitions('alert', from);
+        if (allowed.includes(to as never)) {
+          assert.equal(res.statusCode, 200, `${from} → ${to}: ${res.body}`);
+          assert.equal(res.json().status, to);
+        } else {
+          assert.equal(res.statusCode, 409, `${from} → ${to}`);
+          assert.equal(res.json().error.code, 'INVALID_TRANSITION');
+          assert.deepEqual(res.json().error.details.allowed, allowed);
+        }
+      }
+    }
+  });
+
+  it('closing needs a resolution (400 INVALID_REQUEST); history records actor, time, from, to, note', async () => {
+    const id = await newAlert();
+    const missing = await as(acme).post(`/api/alerts/${id}/transition`, { to: 'closed' });
+    assert.equal(missing.statusCode, 400);
+    assert.equal(missing.json().error.code, 'INVALID_REQUEST');
+    assert.equal(missing.json().error.details.field, 'resolution');
+    const wrong = await as(acme).post(`/api/alerts/${id}/transition`, { to: 'closed', resolution: 'str_filed' });
+    assert.equal(wrong.statusCode, 400);
+    const extra = await as(acme).post(`/api/alerts/${id}/transition`, { to: 'acknowledged', resolution: 'true_positive' });
+    assert.equal(extra.statusCode, 400);
+    const ok = await as(acme, { 'x-actor': 'Olga O.' }).post(`/api/alerts/${id}/transition`, {
+      to: 'closed',
+      resolution: 'true_positive',
+      note: 'confirmed with the customer',
+    });
+    assert.equal(ok.statusCode, 200, ok.body);
+    const a = ok.json();
+    assert.equal(a.resolution, 'true_positive');
+    const last = a.history[a.history.length - 1];
+    assert.equal(last.actor, `key:${acme.keyId} (Olga O.)`);
+    assert.equal(last.from, 'open');
+    assert.equal(last.to, 'closed');
+    assert.equal(last.note, 'confirmed with the customer');
+    assert.ok(Math.abs(Date.parse(last.at) - Date.now()) < 60_000);
+  });
+
+  it('escalation opens a case, or joins the case given; a foreign case is 404', async () => {
+    const id = await newAlert();
+    const res = await as(acme).post(`/api/alerts/${id}/transition`, { to: 'escalated', note: 'needs a look' });
+    assert.equal(res.statusCode, 200, res.body);
+    const caseId = res.json().case_id;
+    const c = (await as(acme).get(`/api/cases/${caseId}`)).json();
+    assert.deepEqual(c.alert_ids, [id]);
+    assert.match(c.reason, /needs a look/);
+
+    const second = await newAlert();
+    const joined = await as(acme).post(`/api/alerts/${second}/transition`, { to: 'escalated', case_id: caseId });
+    assert.equal(joined.json().case_id, caseId);
+    assert.deepEqual((await as(acme).get(`/api/cases/${caseId}`)).json().alert_ids, [id, second]);
+
+    const foreign = await webhook('globex', 'critical');
+    const third = await newAlert();
+    const refused = await as(acme).post(`/api/alerts/${third}/transition`, { to: 'escalated', case_id: foreign.case_id });
+    assert.equal(refused.statusCode, 404);
+    assert.equal((await as(acme).get(`/api/alerts/${third}`)).json().status, 'open', 'rolled back');
+    const notEscalating = await as(acme).post(`/api/alerts/${third}/transition`, { to: 'acknowledged', case_id: caseId });
+    assert.equal(notEscalating.statusCode, 400);
+  });
+
+  it('concurrent transitions of one alert: exactly one applies', async () => {
+    const id = await newAlert();
+    const results = await Promise.all(
+      Array.from({ length: 8 }, () => as(acme).post(`/api/alerts/${id}/transition`, { to: 'acknowledged' })),
+    );
+    assert.deepEqual(
+      results.map((r) => r.statusCode).sort(),
+      [200, ...Array(7).fill(409)],
+    );
+    assert.equal((await as(acme).get(`/api/alerts/${id}`)).json().history.length, 2);
+  });
+
+  it('lists cases by due date with filters and pagination; detail by id or number', async () => {
+    await newCase();
+    await newCase();
+    const evaluated = await as(acme).post('/api/mica/evaluate', {
+      client_id: 'acme',
+      trigger_type: 'transaction',
+      trigger_entity_id: 'tx-big',
+      data: { customer_id: 'c-9', customer_verified: true, full_cdd_complete: true, amount_eur: 25_000 },
+    });
+    const evaluationId = evaluated.json().evaluation_id;
+    const all = (await as(acme).get('/api/cases?limit=200')).json();
+    assert.deepEqual(Object.keys(all.items[0]), CASE_KEYS);
+    const dues = all.items.map((c: { due_at: string }) => c.due_at);
+    assert.deepEqual(dues, [...dues].sort());
+    const fromEval = all.items.find((c: { evaluation_id: string }) => c.evaluation_id === evaluationId);
+    assert.deepEqual(fromEval.rule_ids, ['MICA-RPT-004']);
+    const byNumber = (await as(acme).get(`/api/cases/${fromEval.case_number}`)).json();
+    assert.equal(byNumber.id, fromEval.id);
+    assert.equal(byNumber.history[0].to, 'open');
+
+    const pages: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page = (await as(acme).get(`/api/cases?limit=3${cursor ? `&cursor=${cursor}` : ''}`)).json();
+      pages.push(...page.items.map((c: { id: string }) => c.id));
+      cursor = page.next_cursor;
+    } while (cursor);
+    assert.deepEqual(
+      pages,
+      all.items.map((c: { id: string }) => c.id),
+    );
+    const olga = (await as(acme).get('/api/cases?assignee=olga')).json();
+    assert.ok(olga.items.length > 0 && olga.items.every((c: { assignee: string }) => c.assignee === 'olga'));
+    const open = (await as(acme).get('/api/cases?status=open')).json();
+    assert.ok(open.items.every((c: { status: string }) => c.status === 'open'));
+  });
+
+  it('every case edge; closing needs a resolution', async () => {
+    const path: Record<string, string[]> = {
+      open: [],
+      investigating: ['investigating'],
+      pending_filing: ['investigating', 'pending_filing'],
+      closed: ['closed'],
+    };
+    for (const from of statusesOf('case')) {
+      for (const to of statusesOf('case')) {
+        const id = await newCase();
+        for (const step of path[from]!)
+          await as(acme).post(`/api/cases/${id}/transition`, step === 'closed' ? { to: step, resolution: 'no_action' } : { to: step });
+        const res = await as(acme).post(`/api/cases/${id}/transition`, to === 'closed' ? { to, resolution: CLOSE.case } : { to });
+        const allowed = allowedTransitions('case', from);
+        if (allowed.includes(to as never)) assert.equal(res.statusCode, 200, `${from} → ${to}: ${res.body}`);
+        else {
+          assert.equal(res.statusCode, 409, `${from} → ${to}`);
+          assert.deepEqual(res.json().error.details.allowed, allowed);
+        }
+      }
+    }
+    const id = await newCase();
+    const missing = await as(acme).post(`/api/cases/${id}/transition`, { to: 'closed' });
+    assert.equal(missing.statusCode, 400);
+    assert.equal(missing.json().error.details.field, 'resolution');
+    const filed = await as(acme).post(`/api/cases/${id}/transition`, { to: 'closed', resolution: 'str_filed' });
+    assert.equal(filed.json().resolution, 'str_filed');
+  });
+
+  it("assignment: to one of the client's officers only, recorded in history; not on a closed case", async () => {
+    const id = await newCase();
+    const res = await as(acme).post(`/api/cases/${id}/assign`, { officer: 'bruno' });
+    assert.equal(res.statusCode, 200, res.body);
+    assert.equal(res.json().assignee, 'bruno');
+    assert.match(res.json().history.at(-1).note, /assigned to bruno/);
+    const stranger = await as(acme).post(`/api/cases/${id}/assign`, { officer: 'mallory' });
+    assert.equal(stranger.statusCode, 400);
+    assert.equal(stranger.json().error.details.field, 'officer');
+    await as(acme).post(`/api/cases/${id}/transition`, { to: 'closed', resolution: 'no_action' });
+    assert.equal((await as(acme).post(`/api/cases/${id}/assign`, { officer: 'olga' })).statusCode, 409);
+  });
+
+  it('overdue: flagged in listings and filterable; final items are never overdue', async () => {
+    const late = await newAlert();
+    const closedLate = await newAlert();
+    await as(acme).post(`/api/alerts/${closedLate}/transition`, { to: 'closed', resolution: 'false_positive' });
+    await sql`UPDATE alerts SET due_at = now() - interval '1 hour' WHERE id IN (${late}, ${closedLate})`.execute(t.deps.db);
+    const lateCase = await newCase();
+    await sql`UPDATE cases SET due_at = now() - interval '1 day' WHERE id = ${lateCase}`.execute(t.deps.db);
+
+    const overdue = (await as(acme).get('/api/alerts?overdue=true&limit=200')).json();
+    assert.deepEqual(
+      overdue.items.map((a: { id: string }) => a.id),
+      [late],
+    );
+    assert.equal(overdue.items[0].overdue, true);
+    const notOverdue = (await as(acme).get('/api/alerts?overdue=false&limit=200')).json();
+    const closed = notOverdue.items.find((a: { id: string }) => a.id === closedLate);
+    assert.equal(closed.overdue, false);
+    assert.equal((await as(acme).get(`/api/alerts/${late}`)).json().overdue, true);
+    const cases = (await as(acme).get('/api/cases?overdue=true')).json();
+    assert.deepEqual(
+      cases.items.map((c: { id: string }) => c.id),
+      [lateCase],
+    );
+  });
+});

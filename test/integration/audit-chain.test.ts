@@ -1,0 +1,186 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
+import type { EvaluationRecord } from '../../src/storage/evaluations.repo.ts';
+import { ensureMonthlyPartitions, listPartitions } from '../../src/storage/partitions.ts';
+import { clientWithKey, startTestApp, type TestApp } from '../helpers/harness.ts';
+
+describe('tamper evidence of the audit store', () => {
+  let t: TestApp;
+  let acme: Awaited<ReturnType<typeof clientWithKey>>;
+  let globex: Awaited<ReturnType<typeof clientWithKey>>;
+  before(async () => {
+    t = await startTestApp();
+    acme = await clientWithKey(t, 'acme');
+    globex = await clientWithKey(t, 'globex');
+  });
+  after(() => t.close());
+
+  const evaluate = (c: { auth: Record<string, string>; clientId: string }, i: number) =>
+    t.app.inject({
+      method: 'POST',
+      url: '/api/mica/evaluate',
+      headers: c.auth,
+      payload: {
+        client_id: c.clientId,
+        trigger_type: 'transaction',
+        trigger_entity_id: `tx-${i}`,
+        data: { customer_id: `c${i % 3}`, customer_verified: i % 2 === 0, amount_eur: i * 700 },
+      },
+    });
+
+  /** Runs SQL with triggers off, as an attacker with database access would. */
+  const tamper = (q: ReturnType<typeof sql>) =>
+    t.deps.db.connection().execute(async (c) => {
+      await sql`SET session_replication_role = replica`.execute(c);
+      try {
+        await q.execute(c);
+      } finally {
+        await sql`SET session_replication_role = DEFAULT`.execute(c);
+      }
+    });
+
+  it('each client has its own intact chain, also under concurrent writes', async () => {
+    await Promise.all(Array.from({ length: 30 }, (_, i) => evaluate(i % 2 ? acme : globex, i)));
+    const a = await t.deps.auditChain.verify('acme');
+    const g = await t.deps.auditChain.verify('globex');
+    assert.equal(a.ok, true, JSON.stringify(a));
+    assert.equal(g.ok, true, JSON.stringify(g));
+    assert.equal(a.rows_verified, 15);
+    assert.equal(g.rows_verified, 15);
+    assert.match(a.head_hash, /^[0-9a-f]{64}$/);
+  });
+
+  it('the database refuses UPDATE, DELETE and TRUNCATE of audit rows', async () => {
+    await assert.rejects(sql`UPDATE evaluations SET evaluator_id = 'x'`.execute(t.deps.db), /append-only/);
+    await assert.rejects(
+      sql`DELETE FROM evaluations WHERE client_id = 'acme'`.execute(t.deps.db),
+      /append-only/,
+    );
+    await assert.rejects(sql`TRUNCATE evaluations`.execute(t.deps.db), /append-only/);
+    const parts = await listPartitions(t.deps.db);
+    assert.ok(parts.length >= 2, 'monthly partitions exist');
+    await assert.rejects(sql.raw(`TRUNCATE ${parts.at(-1)!.name}`).execute(t.deps.db), /append-only/);
+    await assert.rejects(sql`DELETE FROM operator_audit`.execute(t.deps.db), /append-only/);
+  });
+
+  it('a checkpoint records the head; checkpoints are exportable', async () => {
+    const cps = await t.deps.auditChain.checkpoint('acme');
+    assert.equal(cps.length, 1);
+    assert.equal(cps[0]!.seq, 15);
+    const listed = await t.deps.auditChain.checkpoints('acme');
+    assert.deepEqual(listed.at(-1)!.head_hash, cps[0]!.head_hash);
+  });
+
+  it('altering one row directly in the database is detected at that row', async () => {
+    const row = (
+      await sql<{ evaluation_id: string; chain_seq: string }>`
+        SELECT evaluation_id::text AS evaluation_id, chain_seq FROM evaluations
+         WHERE client_id = 'globex' AND chain_seq = 7`.execute(t.deps.db)
+    ).rows[0]!;
+    await tamper(
+      sql`UPDATE evaluations SET response = replace(response::text, '"should_block":true', '"should_block":false')::json,
+                                 transaction_blocked = false
+           WHERE evaluation_id = ${row.evaluation_id}::uuid`,
+    );
+    const res = await t.deps.auditChain.verify('globex');
+    assert.equal(res.ok, false);
+    assert.deepEqual(res.first_break, {
+      chain_seq: 7,
+      evaluation_id: row.evaluation_id,
+      reason: 'content_changed',
+    });
+  });
+
+  it('deleting a row in the middle or at the end is detected', async () => {
+    await tamper(sql`DELETE FROM evaluations WHERE client_id = 'acme' AND chain_seq = 4`);
+    const mid = await t.deps.auditChain.verify('acme');
+    assert.equal(mid.ok, false);
+    assert.equal(mid.first_break?.chain_seq, 4);
+    assert.equal(mid.first_break?.reason, 'row_missing');
+  });
+
+  it('deleting the newest rows is detected against the chain head', async () => {
+    const c = await clientWithKey(t, 'initech');
+    for (let i = 0; i < 3; i++) await evaluate(c, 100 + i);
+    assert.equal((await t.deps.auditChain.verify('initech')).ok, true);
+    await tamper(sql`DELETE FROM evaluations WHERE client_id = 'initech' AND chain_seq = 3`);
+    const res = await t.deps.auditChain.verify('initech');
+    assert.equal(res.ok, false);
+    assert.equal(res.first_break?.chain_seq, 3);
+  });
+});
+
+describe('retention', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await startTestApp();
+  });
+  after(() => t.close());
+
+  const record = (clientId: string, at: Date): EvaluationRecord => {
+    const id = randomUUID();
+    const response = JSON.stringify({ evaluation_id: id, timestamp: at.toISOString(), results: [] });
+    return {
+      evaluation_id: id,
+      client_id: clientId,
+      trigger_type: 'periodic',
+      trigger_entity_type: 'governance',
+      trigger_entity_id: null,
+      customer_id: null,
+      evaluated_at: at.toISOString(),
+      rule_set_version: 'test',
+      high_risk_list_date: null,
+      evaluator_id: 'test',
+      rules_evaluated: 0,
+      rules_triggered: 0,
+      transaction_blocked: false,
+      alert_generated: false,
+      case_created: false,
+      highest_severity: null,
+      rule_ids: [],
+      requestJson: '{}',
+      responseJson: response,
+    };
+  };
+
+  it('removes rows past each client retention, drops old partitions, and the chains still verify', async () => {
+    await t.deps.clients.create('short', { actor: 't', settings: { retention_years: 1 } });
+    await t.deps.clients.create('normal', { actor: 't' });
+    const now = new Date();
+    const years = (n: number) => new Date(now.getTime() - n * 365.25 * 86_400_000);
+    await ensureMonthlyPartitions(t.deps.db, years(6), { monthsBack: 0, monthsAhead: 0 });
+    for (const at of [years(6), years(2), years(0.5), now]) {
+      await t.deps.auditWriter.write(record('short', at));
+      await t.deps.auditWriter.write(record('normal', at));
+    }
+    const before = await listPartitions(t.deps.db);
+    const sixYearsAgo = before.find((p) => p.to <= years(5.5));
+    assert.ok(sixYearsAgo, 'an old partition holds the 6-year-old rows');
+
+    const result = await t.deps.auditChain.retention(t.deps.retentionYearsOf);
+    assert.deepEqual(result.removed.map((r) => [r.client_id, r.rows]).sort(), [
+      ['normal', 1],
+      ['short', 2],
+    ]);
+    assert.ok(result.dropped_partitions.includes(sixYearsAgo.name));
+    const left = await sql<{ client_id: string; n: number }>`
+      SELECT client_id, count(*)::int AS n FROM evaluations GROUP BY client_id ORDER BY client_id`.execute(
+      t.deps.db,
+    );
+    assert.deepEqual(
+      left.rows.map((r) => [r.client_id, Number(r.n)]),
+      [
+        ['normal', 3],
+        ['short', 2],
+      ],
+    );
+    for (const c of ['short', 'normal']) {
+      const v = await t.deps.auditChain.verify(c);
+      assert.equal(v.ok, true, JSON.stringify(v));
+    }
+    const logged = await t.deps.operatorAudit.list({});
+    assert.ok(logged.some((e) => e.action === 'audit.retention'));
+  });
+});

@@ -1,0 +1,251 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { Writable } from 'node:stream';
+import { after, before, describe, it } from 'node:test';
+import type { FastifyInstance } from 'fastify';
+import fc from 'fast-check';
+import { Redis } from 'ioredis';
+import { pino } from 'pino';
+import { buildApp } from '../../src/app.ts';
+import { clientWithKey, TEST_REDIS_URL, type TestApp } from '../helpers/harness.ts';
+import { intakeCounts, register, signed, startWebhookApp, vendorBody } from '../helpers/webhooks.ts';
+
+const SECRET = 'txmon-a-shared-secret-1';
+const OTHER = 'globex-secret-for-txmon-a';
+const nowS = () => Math.floor(Date.now() / 1000);
+
+describe('webhook signatures', () => {
+  let t: TestApp;
+  let app: FastifyInstance;
+  const logLines: Record<string, unknown>[] = [];
+  before(async () => {
+    t = await startWebhookApp();
+    // A second app over the same deps, with a logger we can read: the security log line.
+    const sink = new Writable({
+      write(chunk, _enc, cb) {
+        for (const line of String(chunk).split('\n').filter(Boolean)) logLines.push(JSON.parse(line));
+        cb();
+      },
+    });
+    app = await buildApp(t.deps, { logger: pino({ level: 'warn' }, sink) });
+    await app.ready();
+    await clientWithKey(t, 'acme');
+    await clientWithKey(t, 'globex');
+    await register(t, 'txmon-a', 'acme', SECRET);
+    await register(t, 'txmon-a', 'globex', OTHER);
+    await register(t, 'kyc', 'acme', 'kyc-secret-value');
+    await register(t, 'screening', 'acme', 'screening-secret-value');
+    await register(t, 'txmon-b', 'acme', 'txmon-b-secret-value');
+  });
+  after(async () => {
+    await app.close();
+    await t.close();
+  });
+
+  const send = (o: Parameters<typeof signed>) => app.inject(signed(...o));
+
+  it('accepts a valid signature, with or without the sha256= prefix, on every kind', async () => {
+    assert.equal((await send(['txmon-a', SECRET, vendorBody('txmon-a')])).statusCode, 200);
+    assert.equal((await send(['txmon-a', SECRET, vendorBody('txmon-a'), { prefix: true }])).statusCode, 200);
+    const upper = signed('txmon-a', SECRET, vendorBody('txmon-a'));
+    const h = upper.headers as Record<string, string>;
+    h['x-signature-256'] = h['x-signature-256']!.toUpperCase();
+    assert.equal((await app.inject(upper)).statusCode, 200, 'hex case does not matter');
+    assert.equal((await send(['txmon-b', 'txmon-b-secret-value', vendorBody('txmon-b')])).statusCode, 200);
+    assert.equal((await send(['kyc', 'kyc-secret-value', vendorBody('kyc')])).statusCode, 200);
+    assert.equal((await send(['screening', 'screening-secret-value', vendorBody('screening')])).statusCode, 200);
+  });
+
+  it('the tenant is the registration whose secret verifies the body', async () => {
+    const res = await send(['txmon-a', OTHER, vendorBody('txmon-a', { data: { severity: 'low' } })]);
+    assert.equal(res.statusCode, 200, res.body);
+    const alert = await t.deps.db
+      .selectFrom('alerts')
+      .select('client_id')
+      .where('id', '=', res.json().platform_alert_id)
+      .executeTakeFirstOrThrow();
+    assert.equal(alert.client_id, 'globex');
+  });
+
+  it('refuses with 401 UNAUTHORIZED: wrong secret, missing or wrong header, tampered, truncated, empty', async () => {
+    const body = vendorBody('txmon-a');
+    const raw = JSON.stringify(body);
+    const good = signed('txmon-a', SECRET, raw);
+    const goodSig = (good.headers as Record<string, string>)['x-signature-256']!;
+    const flipped = `${goodSig.slice(0, -1)}${goodSig.endsWith('0') ? '1' : '0'}`;
+    const cases: [string, Parameters<typeof signed>][] = [
+      ['wrong secret', ['txmon-a', 'not-the-secret', raw]],
+      ['missing header', ['txmon-a', SECRET, raw, { header: null }]],
+      ['wrong header', ['txmon-a', SECRET, raw, { header: 'x-hub-signature-256' }]],
+      ['kind of another vendor', ['txmon-a', SECRET, raw, { header: 'x-screening-signature' }]],
+      ['flipped hex digit', ['txmon-a', SECRET, raw, { signature: flipped }]],
+      ['truncated signature', ['txmon-a', SECRET, raw, { signature: goodSig.slice(0, 32) }]],
+      ['empty signature', ['txmon-a', SECRET, raw, { signature: '' }]],
+      ['garbage', ['txmon-a', SECRET, raw, { signature: 'sha256=zz' }]],
+    ];
+    const before = await intakeCounts(t);
+    for (const [name, args] of cases) {
+      const res = await send(args);
+      assert.equal(res.statusCode, 401, name);
+      assert.deepEqual(res.json(), {
+        error: { code: 'UNAUTHORIZED', message: 'Invalid or missing webhook signature' },
+      });
+    }
+    // One byte of the body changed after signing.
+    const tampered = signed('txmon-a', SECRET, raw);
+    tampered.payload = raw.replace(body.id, `${body.id.slice(0, -1)}x`);
+    assert.equal((await app.inject(tampered)).statusCode, 401, 'tampered body');
+    assert.deepEqual(await intakeCounts(t), before, 'a refused delivery stores nothing');
+  });
+
+  it('writes one security log line per refusal: vendor, reason, ip; never the body or a secret', async () => {
+    logLines.length = 0;
+    const body = vendorBody('kyc', { data: { customer_id: 'secret-customer-name' } });
+    await send(['kyc', 'wrong-kyc-secret', body]);
+    const line = logLines.find((l) => l.msg === 'webhook signature rejected');
+    assert.ok(line, JSON.stringify(logLines));
+    assert.equal(line.vendor, 'kyc');
+    assert.equal(line.reason, 'mismatch');
+    assert.equal(line.ip, '127.0.0.1');
+    const text = JSON.stringify(logLines);
+    for (const s of ['secret-customer-name', 'kyc-secret-value', 'wrong-kyc-secret', body.id])
+      assert.ok(!text.includes(s), `the log holds no ${s}`);
+  });
+
+  it('a correct signature over a body that is not JSON is a 400 BAD_REQUEST; a forged one stays 401', async () => {
+    // The GitHub documentation's vector: its body is not JSON, so it verifies and then fails parsing.
+    const gh = JSON.parse(
+      readFileSync(new URL('../fixtures/webhooks/webhook_signature_vectors.json', import.meta.url), 'utf8'),
+    ).github_x_hub_signature_256 as { secret: string; payload: string; expected_header: string };
+    await register(t, 'screening', 'globex', gh.secret);
+    const res = await app.inject({
+      method: 'POST',
+      url: '/api/webhooks/screening?client=globex',
+      headers: { 'x-screening-signature': gh.expected_header },
+      payload: gh.payload,
+    });
+    assert.equal(res.statusCode, 400);
+    assert.equal(res.json().error.code, 'BAD_REQUEST');
+    const forged = await app.inject({
+      method: 'POST',
+      url: '/api/webhooks/screening?client=globex',
+      headers: { 'x-screening-signature': gh.expected_header },
+      payload: '{not json',
+    });
+    assert.equal(forged.statusCode, 401);
+  });
+
+  it('empty and unicode bodies are verified over their exact bytes', async () => {
+    const empty = await send(['txmon-a', SECRET, '']);
+    assert.equal(empty.statusCode, 400, 'an empty body verifies, then is not a vendor body');
+    const unicode = vendorBody('txmon-a', { data: { reason: 'Überweisung → 東京 🚀', severity: 'low' } });
+    const res = await send(['txmon-a', SECRET, unicode]);
+    assert.equal(res.statusCode, 200, res.body);
+    const stored = await t.deps.db
+      .selectFrom('webhook_deliveries')
+      .select('raw_body')
+      .where('delivery_id', '=', unicode.id)
+      .executeTakeFirstOrThrow();
+    assert.equal(stored.raw_body, JSON.stringify(unicode));
+  });
+
+  it('X-Signature-Timestamp: signed as <timestamp>.<body>, ±300 s', async () => {
+    const ok = (ts: number) => send(['txmon-a', SECRET, vendorBody('txmon-a'), { timestamp: ts }]);
+    assert.equal((await ok(nowS())).statusCode, 200);
+    assert.equal((await ok(nowS() - 290)).statusCode, 200);
+    assert.equal((await ok(nowS() + 290)).statusCode, 200);
+    assert.equal((await ok(nowS() - 400)).statusCode, 401, 'stale');
+    assert.equal((await ok(nowS() + 400)).statusCode, 401, 'future');
+    // A signature over the body alone does not pass when a timestamp is sent.
+    const raw = JSON.stringify(vendorBody('txmon-a'));
+    const plain = signed('txmon-a', SECRET, raw);
+    (plain.headers as Record<string, string>)['x-signature-timestamp'] = String(nowS());
+    assert.equal((await app.inject(plain)).statusCode, 401);
+    assert.equal((await send(['txmon-a', SECRET, raw, { timestamp: 'soon' }])).statusCode, 401);
+  });
+
+  it('rotation: every secret of a registration verifies until it is removed', async () => {
+    const c = await clientWithKey(t, 'rotor');
+    const first = await register(t, 'txmon-b', c.clientId, 'rotor-old-secret');
+    const second = await register(t, 'txmon-b', c.clientId, 'rotor-new-secret');
+    assert.equal(first.id, second.id, 'the same registration gains a secret');
+    const withSecret = (s: string) => send(['txmon-b', s, vendorBody('txmon-b'), { client: 'rotor' }]);
+    assert.equal((await withSecret('rotor-old-secret')).statusCode, 200);
+    assert.equal((await withSecret('rotor-new-secret')).statusCode, 200);
+    await t.deps.commands('webhooks.remove', { id: first.id, secret_fingerprint: first.fingerprint }, 'test');
+    assert.equal((await withSecret('rotor-old-secret')).statusCode, 401);
+    assert.equal((await withSecret('rotor-new-secret')).statusCode, 200);
+  });
+
+  it('?client= restricts verification to that client; an unknown client is a plain 401', async () => {
+    assert.equal((await send(['txmon-a', SECRET, vendorBody('txmon-a'), { client: 'acme' }])).statusCode, 200);
+    assert.equal((await send(['txmon-a', SECRET, vendorBody('txmon-a'), { client: 'globex' }])).statusCode, 401);
+    assert.equal((await send(['txmon-a', SECRET, vendorBody('txmon-a'), { client: 'nobody' }])).statusCode, 401);
+  });
+
+  it('property: any body signed with the right secret is accepted or refused with 400/409, never 5xx', async () => {
+    const jsonish = fc.oneof(
+      fc.string(),
+      fc.json(),
+      fc
+        .record({ id: fc.string(), event: fc.constantFrom('alert.created', 'alert.updated', 'x'), data: fc.jsonValue() })
+        .map((o) => JSON.stringify(o)),
+      fc.record({
+        id: fc.string({ minLength: 1 }),
+        event: fc.constantFrom('alert.created', 'alert.updated'),
+        created_at: fc.oneof(fc.string(), fc.date({ noInvalidDate: true }).map((d) => d.toISOString())),
+        data: fc.record(
+          {
+            alert_id: fc.oneof(fc.string(), fc.integer()),
+            severity: fc.oneof(fc.constantFrom('low', 'high', 'critical'), fc.string()),
+            risk_score: fc.oneof(fc.double(), fc.integer({ min: -10, max: 200 })),
+            customer_id: fc.string(),
+          },
+          { requiredKeys: [] },
+        ),
+      }).map((o) => JSON.stringify(o)),
+    );
+    await fc.assert(
+      fc.asyncProperty(jsonish, async (raw) => {
+        const res = await send(['txmon-a', SECRET, raw]);
+        assert.ok([200, 400, 409].includes(res.statusCode), `${res.statusCode} for ${raw}: ${res.body}`);
+        if (res.statusCode !== 200) assert.match(res.json().error.code, /^(BAD_REQUEST|DUPLICATE_ALERT)$/);
+      }),
+      { numRuns: 150 },
+    );
+  });
+});
+
+describe('webhook rate limits', () => {
+  let t: TestApp;
+  before(async () => {
+    // The webhook limits are deployment-wide counters: with Redis, a run a minute earlier would
+    // still count against these, so this test starts from empty windows.
+    if (TEST_REDIS_URL) {
+      const redis = new Redis(TEST_REDIS_URL);
+      const keys = await redis.keys('mica:rl:*:webhooks:*');
+      if (keys.length > 0) await redis.del(...keys);
+      redis.disconnect();
+    }
+    t = await startWebhookApp({ WEBHOOK_RATE_LIMIT_PER_MINUTE: '5', WEBHOOK_RATE_LIMIT_PER_KIND_PER_MINUTE: '3' });
+    await clientWithKey(t, 'acme');
+    await register(t, 'txmon-a', 'acme', SECRET);
+  });
+  after(() => t.close());
+
+  it('refuses over the per-kind and the all-kinds limit with 429, Retry-After and retry_after', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++)
+      statuses.push((await t.app.inject(signed('txmon-a', SECRET, vendorBody('txmon-a')))).statusCode);
+    assert.deepEqual(statuses, [200, 200, 200, 429], 'per kind: 3 a minute');
+    const res = await t.app.inject(signed('txmon-a', SECRET, vendorBody('txmon-a')));
+    assert.equal(res.statusCode, 429);
+    const b = res.json();
+    assert.equal(b.error.code, 'RATE_LIMITED');
+    assert.ok(b.error.details.retry_after >= 1 && b.error.details.retry_after <= 60);
+    assert.equal(res.headers['retry-after'], String(b.error.details.retry_after));
+    // Other kinds still pass until the all-kinds limit (5) is reached; forged ones count too.
+    const other = await t.app.inject(signed('kyc', 'unregistered', vendorBody('kyc')));
+    assert.equal(other.statusCode, 429, 'the all-kinds limit counted the refused ones as well');
+  });
+});

@@ -67,3 +67,47 @@ export interface StoredCounts {
 export async function postgresVersion(url: string): Promise<string> {
   return withClient(url, async (c) => (await c.query<{ v: string }>('SHOW server_version')).rows[0]!.v);
 }
+
+/** Average number of `mica_bench` sessions in each state/wait event/statement, over the samples. */
+export interface WaitProfile {
+  samples: number;
+  /** e.g. { 'Lock:transactionid — INSERT INTO case_counters': 1.2 } (sessions on average) */
+  sessions: Record<string, number>;
+}
+
+/**
+ * Samples pg_stat_activity of the bench database every `everyMs` until stopped: where the server's
+ * sessions spend their time (running, waiting on a lock, on the WAL flush, idle in a transaction).
+ */
+export function sampleWaits(url: string, everyMs = 200): { stop: () => Promise<WaitProfile> } {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
+  const counts = new Map<string, number>();
+  let samples = 0;
+  let running = true;
+  const loop = (async () => {
+    await client.connect();
+    while (running) {
+      const r = await client.query<{ w: string }>(
+        `SELECT CASE WHEN state = 'active' THEN coalesce(wait_event_type || ':' || wait_event, 'running')
+                     ELSE state END || ' — ' ||
+                left(regexp_replace(query, '\\s+', ' ', 'g'), 32) AS w
+           FROM pg_stat_activity
+          WHERE datname = $1 AND pid <> pg_backend_pid() AND state <> 'idle'`,
+        [BENCH_DB],
+      );
+      samples++;
+      for (const row of r.rows) counts.set(row.w, (counts.get(row.w) ?? 0) + 1);
+      await new Promise((res) => setTimeout(res, everyMs));
+    }
+  })();
+  return {
+    async stop() {
+      running = false;
+      await loop.catch(() => undefined);
+      await client.end().catch(() => undefined);
+      const sessions: Record<string, number> = {};
+      for (const [k, v] of [...counts].sort((a, b) => b[1] - a[1])) sessions[k] = samples ? v / samples : 0;
+      return { samples, sessions };
+    },
+  };
+}

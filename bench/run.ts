@@ -13,6 +13,8 @@ import {
   postgresVersion,
   resetBenchDatabase,
   type StoredCounts,
+  sampleWaits,
+  type WaitProfile,
 } from './postgres.ts';
 import {
   type Child,
@@ -66,6 +68,8 @@ interface Server {
   key?: string;
   /** Counts the audit rows once the server has stopped, and how many of `ids` are stored. */
   count?: (ids: string[]) => Promise<StoredCounts>;
+  /** Starts sampling the database sessions' wait events (PostgreSQL only). */
+  sampleWaits?: () => { stop: () => Promise<WaitProfile> };
   cleanup?: () => void;
 }
 
@@ -210,6 +214,7 @@ async function startPostgres(profileDir?: string): Promise<Server> {
     clientId: 'bench',
     key,
     count: (ids) => countStored(url, ids),
+    sampleWaits: () => sampleWaits(url),
     cleanup: () => rmSync(dataDir, { recursive: true, force: true }),
   };
 }
@@ -249,9 +254,11 @@ async function measure(name: TargetResult['name'], start: () => Promise<Server>)
         `warm-up: ${warm.non2xx} non-2xx answers and ${warm.errors} errors (status codes ${JSON.stringify(warm.statusCodes)})`,
       );
     log(`${name}: closed loop ${settings.durationS}s with ${settings.connections} connections`);
+    const waits = srv.sampleWaits?.();
     const c0 = cpuSnapshot(srv.child.pid, withPostgres);
     const closedRun = await runClosedLoop({ ...closedOpts, durationS: settings.durationS });
     const c1 = cpuSnapshot(srv.child.pid, withPostgres);
+    result.closedWaits = await waits?.stop();
     for (const r of [warm, closedRun]) {
       answered += r.ok;
       // Abandoned in flight at the end of the duration, or failed (timeout, reset): never answered.

@@ -39,7 +39,10 @@ export function createCaseDeps(d: {
     }),
     cacheMs: config.AUTH_CACHE_MS,
     onUnreadableSecret: (err, registration) =>
-      d.logger?.error({ err, registration }, 'webhook secret cannot be opened with the current MICA_SECRET_KEY'),
+      d.logger?.error(
+        { err, registration },
+        'webhook secret cannot be opened with the current MICA_SECRET_KEY',
+      ),
   });
   const webhookIntake = createWebhookIntakeService({
     registrations: webhookRegistrations,
@@ -51,7 +54,10 @@ export function createCaseDeps(d: {
       perKindPerMinute: config.WEBHOOK_RATE_LIMIT_PER_KIND_PER_MINUTE,
     },
   });
-  const alertsCases = createAlertsCasesService({ repo: createAlertsCasesRepo(db), clientContext: d.clientContext });
+  const alertsCases = createAlertsCasesService({
+    repo: createAlertsCasesRepo(db),
+    clientContext: d.clientContext,
+  });
   const jobs = createJobs({
     'str-sweep': createStrSweep({
       repo: createStrSweepRepo(db),

@@ -20,6 +20,7 @@ import {
 import { createClientsService } from './services/clients.service.ts';
 import { type CommandDeps, runCommand } from './services/commands.ts';
 import { createEvaluationService } from './services/evaluation.service.ts';
+import { createDbWindowStore, createMemoryWindowStore } from './services/window-store.ts';
 import { createKeysService } from './services/keys.service.ts';
 import { createRateLimitService } from './services/rate-limit.service.ts';
 import { createSanctionsListsService } from './services/sanctions-lists.service.ts';
@@ -56,7 +57,9 @@ export async function createDeps(
 
   const clientsRepo = createClientsRepo(db);
   const operatorAudit = createOperatorAuditRepo(db);
-  const evaluationsRepo = createEvaluationsRepo(db);
+  // The embedded store admits one process: that process is its only writer.
+  const exclusive = database.kind === 'pglite';
+  const evaluationsRepo = createEvaluationsRepo(db, { exclusive });
 
   const clients = createClientsService({
     clients: clientsRepo,
@@ -109,6 +112,9 @@ export async function createDeps(
   const evaluation = createEvaluationService({
     clientContext,
     evaluations: evaluationsRepo,
+    window: exclusive
+      ? createMemoryWindowStore({ load: (since) => evaluationsRepo.windowTransactions(since) })
+      : createDbWindowStore({ windowSum: evaluationsRepo.windowSum }),
     audit: auditWriter,
     onEvaluated: (results) => {
       for (const r of results)

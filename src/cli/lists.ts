@@ -3,7 +3,6 @@ import { basename, dirname, join } from 'node:path';
 import { type Command, InvalidArgumentError } from 'commander';
 import { LIST_IMPORT_MAX_BYTES } from '../services/sanctions-lists.service.ts';
 
-
 const OFAC_CSV_FILES = ['sdn.csv', 'add.csv', 'alt.csv', 'sdn_comments.csv'];
 
 interface ReadFiles {
@@ -73,7 +72,9 @@ export function registerListCommands(
   const lists = program.command('lists').description('sanctions lists held for wallet and name screening');
   lists
     .command('import <source> <path>')
-    .description('replace a held list: ofac (directory, sdn.csv with its companions, or sdn.xml), eu or un (XML)')
+    .description(
+      'replace a held list: ofac (directory, sdn.csv with its companions, or sdn.xml), eu or un (XML)',
+    )
     .option(
       '--published-at <date>',
       'publication date, for formats that carry none (OFAC CSV; default: the file date)',

@@ -39,7 +39,10 @@ export function createStrSweep(deps: {
   async function isDue(c: StrCandidate, at: Date): Promise<boolean> {
     const ctx = await deps.clientContext(c.client_id);
     if (!ctx || ctx.settings.disabled_rules.includes(RULE)) return false;
-    const cal = clientCalendar({ timeZone: ctx.settings.time_zone, holidayCountry: ctx.settings.holiday_country });
+    const cal = clientCalendar({
+      timeZone: ctx.settings.time_zone,
+      holidayCountry: ctx.settings.holiday_country,
+    });
     return strOverdue(new Date(c.created_at), at, cal, ctx.settings.thresholds.str_filing_business_days);
   }
 
@@ -90,7 +93,13 @@ export function createStrSweep(deps: {
     /** One pass over every pending STR case; safe to run on several instances at once. */
     async run(): Promise<StrSweepResult> {
       const at = now();
-      const result: StrSweepResult = { job: 'str-sweep', at: at.toISOString(), checked: 0, evaluated: [], failed: 0 };
+      const result: StrSweepResult = {
+        job: 'str-sweep',
+        at: at.toISOString(),
+        checked: 0,
+        evaluated: [],
+        failed: 0,
+      };
       let after: { createdAt: string; id: string } | undefined;
       for (;;) {
         const page = await deps.repo.candidates(at, after, PAGE);

@@ -1,20 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { parseCaseNumber } from '../domain/cases/case-number.ts';
-import { caseDueAt, clientCalendar, isOverdue } from '../domain/cases/due-dates.ts';
-import {
-  type HistoryEntry,
-  type ItemKind,
-  isFinalStatus,
-  statusesOf,
-  type TransitionResult,
-  transition,
-} from '../domain/cases/state-machines.ts';
+import { caseDueAt, clientCalendar } from '../domain/cases/due-dates.ts';
+import { type ItemKind, isFinalStatus, statusesOf, transition } from '../domain/cases/state-machines.ts';
 import { AppError } from '../errors.ts';
-import type { After, AlertRow, AlertsCasesRepo, CaseRow, ListFilter } from '../storage/alerts-cases.repo.ts';
+import type { After, AlertsCasesRepo, CaseRow, ListFilter } from '../storage/alerts-cases.repo.ts';
+import { alertView, caseView, decodeCursor, encodeCursor, iso, refusal, UUID } from './alerts-cases.views.ts';
 import type { ClientContext } from './evaluation.service.ts';
 import type { Principal } from './keys.service.ts';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const STR_RULE = 'MICA-RPT-001';
 const FINAL = {
   alert: statusesOf('alert').filter((s) => isFinalStatus('alert', s)),
@@ -35,95 +28,6 @@ export interface TransitionBody {
   resolution?: string | null;
   note?: string | null;
   case_id?: string;
-}
-
-const iso = (d: Date | string) => new Date(d).toISOString();
-
-/** Opaque to callers: the (due_at, id) of the last item of a page. */
-function encodeCursor(a: After): string {
-  return Buffer.from(JSON.stringify([a.dueAt, a.id]), 'utf8').toString('base64url');
-}
-
-function decodeCursor(s: string): After {
-  try {
-    const v = JSON.parse(Buffer.from(s, 'base64url').toString('utf8')) as unknown;
-    if (Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && typeof v[1] === 'string') {
-      const at = new Date(v[0]);
-      if (!Number.isNaN(at.getTime()) && UUID.test(v[1])) return { dueAt: at.toISOString(), id: v[1] };
-    }
-  } catch {
-    /* reported below */
-  }
-  throw new AppError('INVALID_REQUEST', 'Invalid request: cursor: Not a cursor from this API', {
-    field: 'cursor',
-    reason: 'Not a cursor from this API',
-    errors: ['cursor: Not a cursor from this API'],
-  });
-}
-
-function alertView(r: AlertRow, now: Date) {
-  return {
-    id: r.id,
-    status: r.status,
-    resolution: r.resolution,
-    severity: r.severity,
-    source: r.source,
-    event: r.event,
-    vendor_object_id: r.vendor_object_id,
-    customer_id: r.customer_id,
-    transaction_id: r.transaction_id,
-    evaluation_id: r.evaluation_id,
-    case_id: r.case_id,
-    due_at: iso(r.due_at),
-    overdue: isOverdue(new Date(r.due_at), now, r.status),
-    created_at: iso(r.created_at),
-    updated_at: iso(r.updated_at),
-    payload: r.payload ?? null,
-    history: r.history as HistoryEntry[],
-  };
-}
-
-function caseView(r: CaseRow, alertIds: string[], now: Date) {
-  return {
-    id: r.id,
-    case_number: r.case_number,
-    status: r.status,
-    resolution: r.resolution,
-    reason: r.reason,
-    assignee: r.assignee,
-    rule_ids: r.rule_ids,
-    alert_ids: alertIds,
-    evaluation_id: r.evaluation_id,
-    due_at: iso(r.due_at),
-    overdue: isOverdue(new Date(r.due_at), now, r.status),
-    created_at: iso(r.created_at),
-    updated_at: iso(r.updated_at),
-    history: r.history as HistoryEntry[],
-  };
-}
-export type AlertView = ReturnType<typeof alertView>;
-export type CaseView = ReturnType<typeof caseView>;
-
-/** The 409 / 400 of a refused move (CONTRACT §5), listing what is allowed. */
-function refusal(kind: ItemKind, from: string, to: string, r: Exclude<TransitionResult<ItemKind>, { ok: true }>) {
-  if (r.error === 'INVALID_TRANSITION')
-    return new AppError('INVALID_TRANSITION', `A ${kind} cannot move from ${from} to ${to}`, {
-      from,
-      to,
-      allowed: r.allowed,
-    });
-  const reason =
-    r.error === 'RESOLUTION_REQUIRED'
-      ? `Required when moving to ${to} (one of: ${r.allowed.join(', ')})`
-      : r.allowed.length > 0
-        ? `Must be one of: ${r.allowed.join(', ')}`
-        : `Not accepted when moving to ${to}`;
-  return new AppError('INVALID_REQUEST', `Invalid request: resolution: ${reason}`, {
-    field: 'resolution',
-    reason,
-    errors: [`resolution: ${reason}`],
-    allowed: r.allowed,
-  });
 }
 
 const notFound = (what: string, id: string) => new AppError('NOT_FOUND', `${what} ${id} not found`);
@@ -195,11 +99,15 @@ export function createAlertsCasesService(deps: {
           const joined = await s.lockCase(p.clientId, body.case_id.toLowerCase());
           if (!joined) throw notFound('Case', body.case_id);
           if (joined.status === 'closed')
-            throw new AppError('INVALID_REQUEST', `Invalid request: case_id: Case ${joined.case_number} is closed`, {
-              field: 'case_id',
-              reason: 'Case is closed',
-              errors: ['case_id: Case is closed'],
-            });
+            throw new AppError(
+              'INVALID_REQUEST',
+              `Invalid request: case_id: Case ${joined.case_number} is closed`,
+              {
+                field: 'case_id',
+                reason: 'Case is closed',
+                errors: ['case_id: Case is closed'],
+              },
+            );
           caseId = joined.id;
         } else if (r.status === 'escalated' && caseId === null) {
           // Escalation opens a case unless the alert already belongs to one (a webhook or evaluation opened it).

@@ -9,6 +9,7 @@ import type { AuditWriter } from '../storage/audit-writer.ts';
 import type { EvaluationRecord, EvaluationsRepo } from '../storage/evaluations.repo.ts';
 import type { Principal } from './keys.service.ts';
 import type { Limits } from './rate-limit.service.ts';
+import type { WindowStore } from './window-store.ts';
 
 /** The evaluation request after schema validation. */
 export interface EvaluationRequest {
@@ -140,7 +141,8 @@ function evaluateOrReject(input: Parameters<typeof evaluateEvent>[0]) {
 /** Runs the rule engine for a caller, commits the audit record, then returns the response. */
 export function createEvaluationService(deps: {
   clientContext: (clientId: string) => Promise<ClientContext | undefined>;
-  evaluations: Pick<EvaluationsRepo, 'windowSum' | 'responseOf'>;
+  evaluations: Pick<EvaluationsRepo, 'responseOf'>;
+  window: WindowStore;
   audit: Pick<AuditWriter, 'write'>;
   now?: () => Date;
   /** Told of every committed evaluation's rule results (metrics). */
@@ -177,7 +179,7 @@ export function createEvaluationService(deps: {
       let prior: number | undefined;
       if (countsInWindow) {
         const since = new Date(at.getTime() - ctx.settings.thresholds.cumulative_window_days * 86_400_000);
-        prior = await deps.evaluations.windowSum(req.client_id, customerId, since, transactionId);
+        prior = await deps.window.priorSum(req.client_id, customerId, since, transactionId);
       }
 
       const outcome = evaluateOrReject({
@@ -233,6 +235,8 @@ export function createEvaluationService(deps: {
       };
       // The answer leaves only after its audit record is committed.
       await deps.audit.write(record);
+      if (record.customerTransaction)
+        deps.window.committed({ ...record.customerTransaction, client_id: req.client_id, evaluated_at: at });
       deps.onEvaluated?.(response.results);
       return { response, responseJson };
     },

@@ -125,7 +125,7 @@ export function createSanctionsListsService(deps: {
   let held: HeldLists | undefined;
   let loading: Promise<HeldLists> | undefined;
   let checkedAt = 0;
-  let checking = false;
+  let checking: Promise<void> | undefined;
 
   async function load(): Promise<HeldLists> {
     const startedAt = now();
@@ -156,19 +156,24 @@ export function createSanctionsListsService(deps: {
       // The held lists keep serving; the next check tries again.
       deps.onError?.(err);
     } finally {
-      checking = false;
+      checking = undefined;
     }
   }
 
   return {
-    /** The held lists; the first call loads them, later calls never wait for the database. */
+    /**
+     * The held lists. The first call loads them. Under steady traffic the version check runs in
+     * the background of a request; after an idle spell (no check for two intervals) the request
+     * waits for that one small query, so no answer rests on lists older than about two intervals.
+     */
     async current(): Promise<HeldLists> {
       if (!held) return reload();
-      if (!checking && now() - checkedAt >= deps.refreshMs) {
-        checking = true;
+      const age = now() - checkedAt;
+      if (!checking && age >= deps.refreshMs) {
         checkedAt = now();
-        void refreshIfChanged();
+        checking = refreshIfChanged();
       }
+      if (checking && age >= 2 * deps.refreshMs) await checking;
       return held;
     },
 

@@ -137,16 +137,17 @@ export function createScreeningService(deps: {
       const lists = await deps.lists.current();
 
       // Names change the answer, so a request with names is neither served from nor stored in the
-      // cache; the amount does not. The list versions fingerprint an entry: a new list is a miss.
+      // cache; the amount does not. The list versions and the vendors in use fingerprint an entry:
+      // after an import (or a change of vendors) the old entry is a miss.
       const cacheable = names.length === 0;
       const key = walletCacheKey(principal.clientId, req.wallet_address, req.blockchain);
-      const fingerprint = `lists=${lists.tag}`;
+      const fingerprint = `lists=${lists.tag};vendors=${deps.vendors.names.join(',')}`;
       if (cacheable) {
         const cached = await cacheGet(key);
-        const hit = cached !== undefined && cached.startsWith(`${fingerprint}\n`);
+        const hit = cached?.startsWith(`${fingerprint}\n`) === true;
         deps.stats.record(principal.clientId, 'wallet_screening', hit);
         // The address is echoed as given, and one key serves every casing of an EVM address.
-        if (hit) return withAddress(cached.slice(fingerprint.length + 1), req.wallet_address);
+        if (hit && cached) return withAddress(cached.slice(fingerprint.length + 1), req.wallet_address);
       }
 
       const addressHits = lists.addresses.lookup(req.blockchain, req.wallet_address);

@@ -6,7 +6,11 @@ import { type NormalisedWebhook, normaliseWebhook, opensCase } from '../domain/w
 import { type VerifyFailure, verifySignature } from '../domain/webhooks/signature.ts';
 import { AppError, validationError } from '../errors.ts';
 import type { NewAlert, NewCase } from '../storage/follow-ups.repo.ts';
-import { type IntakeStatements, isUniqueViolation, type WebhookIntakeRepo } from '../storage/webhook-intake.repo.ts';
+import {
+  type IntakeStatements,
+  isUniqueViolation,
+  type WebhookIntakeRepo,
+} from '../storage/webhook-intake.repo.ts';
 import type { ClientContext } from './evaluation.service.ts';
 import type { LimitDecision, RateLimitService } from './rate-limit.service.ts';
 import type { WebhookRegistrationsService } from './webhook-registrations.service.ts';
@@ -91,7 +95,13 @@ export function createWebhookIntakeService(deps: {
     return owners[result.secretIndex]!;
   }
 
-  function newCaseFor(kind: WebhookKind, n: NormalisedWebhook, clientId: string, at: Date, cal: CaseCalendar) {
+  function newCaseFor(
+    kind: WebhookKind,
+    n: NormalisedWebhook,
+    clientId: string,
+    at: Date,
+    cal: CaseCalendar,
+  ) {
     const reason = `${kind} ${n.event} ${n.vendorObjectId}: severity ${n.severity}${n.reason ? ` (${n.reason})` : ''}`;
     return {
       id: randomUUID(),
@@ -118,7 +128,8 @@ export function createWebhookIntakeService(deps: {
     const iso = at.toISOString();
     const actor = `webhook:${kind}`;
     const existing = await s.lockAlert(clientId, kind, n.vendorObjectId);
-    if (existing && n.isCreation) throw new Duplicate(`vendor object ${n.vendorObjectId} already has an alert`);
+    if (existing && n.isCreation)
+      throw new Duplicate(`vendor object ${n.vendorObjectId} already has an alert`);
     const alertId = existing?.id ?? randomUUID();
     const recorded = await s.insertDelivery({
       client_id: clientId,
@@ -141,7 +152,9 @@ export function createWebhookIntakeService(deps: {
         caseNumber = opened!.case_number;
       }
       const severityNote =
-        existing.severity === n.severity ? `severity ${n.severity}` : `severity ${existing.severity} → ${n.severity}`;
+        existing.severity === n.severity
+          ? `severity ${n.severity}`
+          : `severity ${existing.severity} → ${n.severity}`;
       await s.updateAlert(existing.id, {
         severity: n.severity,
         due_at: alertDueAt(n.severity, existing.created_at, cal).toISOString(),
@@ -221,7 +234,10 @@ export function createWebhookIntakeService(deps: {
       if (!normalised.ok) throw validationError(normalised.errors);
       const ctx = await deps.clientContext(clientId);
       if (!ctx) throw new AppError('INTERNAL_ERROR', `registered client ${clientId} has no settings`);
-      const cal = clientCalendar({ timeZone: ctx.settings.time_zone, holidayCountry: ctx.settings.holiday_country });
+      const cal = clientCalendar({
+        timeZone: ctx.settings.time_zone,
+        holidayCountry: ctx.settings.holiday_country,
+      });
       const input = { kind, clientId, n: normalised.value, body, rawBody: req.rawBody };
       const headers = keptHeaders(kind, req.headers);
       // Two attempts: an update racing the creation of its unknown object retries as an update.

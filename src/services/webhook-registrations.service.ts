@@ -19,7 +19,10 @@ export interface WebhookCandidate {
 
 function checkKind(kind: string): WebhookKind {
   if (!isWebhookKind(kind))
-    throw new AppError('INVALID_REQUEST', `unknown vendor kind ${kind} (one of: ${WEBHOOK_KINDS.join(', ')})`);
+    throw new AppError(
+      'INVALID_REQUEST',
+      `unknown vendor kind ${kind} (one of: ${WEBHOOK_KINDS.join(', ')})`,
+    );
   return kind;
 }
 
@@ -76,7 +79,8 @@ export function createWebhookRegistrationsService(deps: {
       const kind = checkKind(kindText);
       if (secret.length < SECRET_MIN || secret.length > SECRET_MAX)
         throw new AppError('INVALID_REQUEST', `the secret must be ${SECRET_MIN} to ${SECRET_MAX} characters`);
-      if (!(await deps.clientExists(clientId))) throw new AppError('NOT_FOUND', `client ${clientId} not found`);
+      if (!(await deps.clientExists(clientId)))
+        throw new AppError('NOT_FOUND', `client ${clientId} not found`);
       const box = await deps.secretBox();
       const reg = await deps.repo.upsert({
         id: `whr_${randomUUID().replaceAll('-', '').slice(0, 16)}`,
@@ -129,7 +133,10 @@ export function createWebhookRegistrationsService(deps: {
           throw new AppError('NOT_FOUND', `no secret with fingerprint ${fingerprint} in ${id}`);
         // A registration without secrets would silently refuse every delivery.
         if (secrets.length === 1)
-          throw new AppError('INVALID_REQUEST', `that is the last secret of ${id}; remove the registration instead`);
+          throw new AppError(
+            'INVALID_REQUEST',
+            `that is the last secret of ${id}; remove the registration instead`,
+          );
         await deps.repo.removeSecret(id, fingerprint);
       } else await deps.repo.remove(id);
       await deps.audit.record({

@@ -29,6 +29,22 @@ export function createAuditWriter(deps: {
   let inFlight = 0;
   let closed = false;
   let idleWaiters: Array<() => void> = [];
+  let scheduled = false;
+
+  /**
+   * Flushes start on the next turn of the event loop, not inside write(): an embedded engine runs
+   * a statement synchronously on this thread, so flushing inside write() would commit every
+   * request alone. One setImmediate lets the requests already read from the sockets reach the
+   * queue first; when idle it costs well under a millisecond.
+   */
+  function schedule(): void {
+    if (scheduled) return;
+    scheduled = true;
+    setImmediate(() => {
+      scheduled = false;
+      pump();
+    });
+  }
   const stats: AuditWriterStats = { batches: 0, records: 0, maxBatch: 0, lastFlushMs: 0 };
 
   async function commit(batch: Pending[]): Promise<void> {
@@ -64,7 +80,7 @@ export function createAuditWriter(deps: {
       inFlight++;
       void commit(batch).finally(() => {
         inFlight--;
-        pump();
+        schedule();
       });
     }
     if (inFlight === 0 && queue.length === 0) {
@@ -80,7 +96,7 @@ export function createAuditWriter(deps: {
       if (closed) return Promise.reject(new Error('audit writer is closed'));
       return new Promise<void>((resolve, reject) => {
         queue.push({ record, resolve, reject });
-        pump();
+        schedule();
       });
     },
     /** Waits until everything accepted so far is committed; refuses new writes. */

@@ -1,11 +1,9 @@
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect } from 'kysely';
-import { KyselyPGlite } from 'kysely-pglite';
 import pg from 'pg';
+import { embeddedDialect, PGliteWorkerClient } from './pglite-driver.ts';
 import type { Database } from './schema.ts';
-import { serialiseConnections } from './serial-dialect.ts';
 
 export type Db = Kysely<Database>;
 
@@ -36,15 +34,10 @@ export async function openDatabase(opts: {
   }
   const dir = opts.dataDir === 'memory://' ? 'memory://' : resolve(opts.dataDir ?? './data', 'pgdata');
   if (dir !== 'memory://') mkdirSync(dir, { recursive: true });
-  const client = await PGlite.create(dir === 'memory://' ? {} : { dataDir: dir });
-  const db = new Kysely<Database>({ dialect: serialiseConnections(new KyselyPGlite(client).dialect) });
-  return {
-    db,
-    kind: 'pglite',
-    maxConcurrency: 1,
-    close: async () => {
-      await db.destroy();
-      if (!client.closed) await client.close();
-    },
-  };
+  // The embedded engine runs on its own thread, so SQL uses the second core while this one serves
+  // HTTP; its driver lends the single session to one caller (query or transaction) at a time.
+  const client = new PGliteWorkerClient(dir === 'memory://' ? undefined : dir);
+  await client.ready();
+  const db = new Kysely<Database>({ dialect: embeddedDialect(client) });
+  return { db, kind: 'pglite', maxConcurrency: 1, close: () => db.destroy() };
 }

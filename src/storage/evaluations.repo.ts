@@ -77,47 +77,38 @@ function batchJson(records: EvaluationRecord[], links: Link[]): string {
   return `[${parts.join(',')}]`;
 }
 
+type Heads = Map<string, { seq: number; hash: Buffer }>;
+
 /**
- * Locks the chain heads of the batch's clients (in a fixed order: no deadlocks between batches),
- * links every record to its predecessor, and returns the links and the new heads. Writers of
- * different clients never wait for each other; writers of one client take turns per batch.
+ * The chain heads of the batch's clients, locked until the transaction ends (in a fixed order, so
+ * batches cannot deadlock). Writers of different clients never wait for each other; writers of one
+ * client take turns per batch.
  */
-async function linkRecords(trx: Db, records: EvaluationRecord[]) {
-  const clients = [...new Set(records.map((r) => r.client_id))].sort();
-  const lockHeads = () =>
-    sql<{ client_id: string; seq: string | number; head: Uint8Array }>`
-      SELECT client_id, seq, head FROM audit_chain_heads
-       WHERE client_id = ANY(${clients}::text[]) ORDER BY client_id FOR UPDATE`.execute(trx);
-  let heads = (await lockHeads()).rows;
-  if (heads.length < clients.length) {
-    await sql`INSERT INTO audit_chain_heads (client_id, seq, head)
-              SELECT c, 0, ${GENESIS} FROM unnest(${clients}::text[]) AS c
-              ON CONFLICT (client_id) DO NOTHING`.execute(trx);
-    heads = (await lockHeads()).rows;
-  }
-  const state = new Map<string, { seq: number; hash: Buffer }>(
-    heads.map((h) => [h.client_id, { seq: Number(h.seq), hash: Buffer.from(h.head) }]),
+async function lockHeads(trx: Db, clients: string[]): Promise<Heads> {
+  const rows = await sql<{ client_id: string; seq: string | number; head: Uint8Array }>`
+    SELECT client_id, seq, head FROM audit_chain_heads
+     WHERE client_id = ANY(${clients}::text[]) ORDER BY client_id FOR UPDATE`.execute(trx);
+  const heads: Heads = new Map(
+    rows.rows.map((h) => [h.client_id, { seq: Number(h.seq), hash: Buffer.from(h.head) }]),
   );
+  for (const c of clients) if (!heads.has(c)) heads.set(c, { seq: 0, hash: GENESIS });
+  return heads;
+}
+
+/** Links every record to its predecessor in its client's chain; returns the links and new heads. */
+function linkRecords(heads: Heads, records: EvaluationRecord[]) {
+  const state: Heads = new Map();
   const links: Link[] = records.map((r) => {
-    const head = state.get(r.client_id)!;
+    const head = state.get(r.client_id) ?? heads.get(r.client_id)!;
     const seq = head.seq + 1;
-    const leaf = leafHash({
-      ...r,
-      chain_seq: seq,
-      request: r.requestJson,
-      response: r.responseJson,
-    });
-    const hash = linkHash(head.hash, leaf);
-    const link = { seq, prev: head.hash, hash };
+    const hash = linkHash(
+      head.hash,
+      leafHash({ ...r, chain_seq: seq, request: r.requestJson, response: r.responseJson }),
+    );
     state.set(r.client_id, { seq, hash });
-    return link;
+    return { seq, prev: head.hash, hash };
   });
-  const newHeads = [...state].map(([client_id, h]) => ({
-    client_id,
-    seq: h.seq,
-    head: h.hash.toString('hex'),
-  }));
-  return { links, newHeads };
+  return { links, newHeads: state };
 }
 
 /** The last write of a transaction id wins within a batch, as it would across batches. */
@@ -136,11 +127,18 @@ function transactionsJson(records: EvaluationRecord[]): string {
 }
 
 /**
- * Links the batch into the chains, then writes it in one statement: data-modifying CTEs always
- * run, so the evaluations, the window rows and the chain heads commit together.
+ * Writes a linked batch in one statement: data-modifying CTEs always run, so the evaluations, the
+ * window rows and the new chain heads commit together (or not at all).
  */
-async function insertEvaluations(db: Db, records: EvaluationRecord[]): Promise<void> {
-  const { links, newHeads } = await linkRecords(db, records);
+async function insertEvaluations(
+  db: Db,
+  records: EvaluationRecord[],
+  links: Link[],
+  newHeads: Heads,
+): Promise<void> {
+  const headsJson = JSON.stringify(
+    [...newHeads].map(([client_id, h]) => ({ client_id, seq: h.seq, head: h.hash.toString('hex') })),
+  );
   await sql`
     WITH batch AS (
       SELECT evaluation_id, client_id, trigger_type, trigger_entity_type, trigger_entity_id, customer_id,
@@ -155,9 +153,10 @@ async function insertEvaluations(db: Db, records: EvaluationRecord[]): Promise<v
         highest_severity text, rule_ids text[], request json, response json,
         chain_seq bigint, prev_hex text, row_hex text)
     ), heads AS (
-      UPDATE audit_chain_heads h SET seq = n.seq, head = decode(n.head, 'hex'), updated_at = now()
-        FROM json_to_recordset(${JSON.stringify(newHeads)}::json) AS n(client_id text, seq bigint, head text)
-       WHERE h.client_id = n.client_id
+      INSERT INTO audit_chain_heads (client_id, seq, head)
+      SELECT client_id, seq, decode(head, 'hex') FROM json_to_recordset(${headsJson}::json)
+          AS n(client_id text, seq bigint, head text)
+      ON CONFLICT (client_id) DO UPDATE SET seq = excluded.seq, head = excluded.head, updated_at = now()
     ), inserted AS (
       -- A data-modifying CTE always runs, so the evaluations and the window rows commit together.
       INSERT INTO evaluations (${sql.raw(COLUMNS)}) SELECT ${sql.raw(COLUMNS)} FROM batch
@@ -172,18 +171,44 @@ async function insertEvaluations(db: Db, records: EvaluationRecord[]): Promise<v
   `.execute(db);
 }
 
-/** SQL of the evaluation audit store. */
-export function createEvaluationsRepo(db: Db) {
+/**
+ * SQL of the evaluation audit store. `exclusive`: this process is the store's only writer (the
+ * embedded store admits one process), so chain heads are kept in memory instead of being locked
+ * and read for every batch, and a batch without follow-ups is a single statement.
+ */
+export function createEvaluationsRepo(db: Db, opts: { exclusive?: boolean } = {}) {
+  const cachedHeads: Heads = new Map();
+
+  async function headsFor(clients: string[]): Promise<Heads> {
+    const missing = clients.filter((c) => !cachedHeads.has(c));
+    if (missing.length > 0) for (const [c, h] of await lockHeads(db, missing)) cachedHeads.set(c, h);
+    return cachedHeads;
+  }
+
   return {
     /**
-     * Writes a batch of evaluations, their window transactions and the cases and alerts they open,
-     * in one transaction: lock the chain heads, one insert statement, then any follow-ups.
+     * Writes a batch of evaluations, their window transactions, the chain links and the cases and
+     * alerts they open, atomically.
      */
     async insertBatch(records: EvaluationRecord[]): Promise<void> {
       const cases = records.flatMap((r) => (r.followUps?.case ? [r.followUps.case] : []));
       const alerts = records.flatMap((r) => (r.followUps?.alert ? [r.followUps.alert] : []));
+      const clients = [...new Set(records.map((r) => r.client_id))].sort();
+      if (opts.exclusive) {
+        const { links, newHeads } = linkRecords(await headsFor(clients), records);
+        if (cases.length === 0 && alerts.length === 0) await insertEvaluations(db, records, links, newHeads);
+        else
+          await db.transaction().execute(async (trx) => {
+            await insertEvaluations(trx, records, links, newHeads);
+            await insertFollowUps(trx, cases, alerts);
+          });
+        // Only a committed batch moves the heads; a failed one leaves them for the retry.
+        for (const [c, h] of newHeads) cachedHeads.set(c, h);
+        return;
+      }
       await db.transaction().execute(async (trx) => {
-        await insertEvaluations(trx, records);
+        const { links, newHeads } = linkRecords(await lockHeads(trx, clients), records);
+        await insertEvaluations(trx, records, links, newHeads);
         if (cases.length > 0 || alerts.length > 0) await insertFollowUps(trx, cases, alerts);
       });
     },
@@ -200,6 +225,20 @@ export function createEvaluationsRepo(db: Db) {
         .where('blocked', '=', false)
         .executeTakeFirstOrThrow();
       return Number(row.total);
+    },
+
+    /** Every window transaction since a time (to load the in-memory window of a single-writer store). */
+    async windowTransactions(since: Date) {
+      const rows = await db
+        .selectFrom('customer_transactions')
+        .selectAll()
+        .where('evaluated_at', '>', since)
+        .execute();
+      return rows.map((r) => ({
+        ...r,
+        amount_eur: Number(r.amount_eur),
+        evaluated_at: new Date(r.evaluated_at),
+      }));
     },
 
     /** The stored response of one evaluation, only within the caller's client. */

@@ -2,18 +2,13 @@ import { createHash } from 'node:crypto';
 import { Agent } from 'undici';
 import type { Config } from '../config.ts';
 import type { Chain, RiskPart, VendorName } from '../domain/screening/index.ts';
-import {
-  type BreakerState,
-  BreakerOpenError,
-  createBreakers,
-  createMemoryBreakerStore,
-} from './breaker.ts';
+import { BreakerOpenError, type BreakerState, createBreakers, createMemoryBreakerStore } from './breaker.ts';
 import { createRedisBreakerStore } from './breaker-redis.ts';
 import { VendorCallError } from './http.ts';
+import type { VendorClient, VendorSettings } from './vendor.ts';
 import { createVendorAClient } from './vendor-a/client.ts';
 import { createVendorBClient } from './vendor-b/client.ts';
 import { createVendorCClient } from './vendor-c/client.ts';
-import type { VendorClient, VendorSettings } from './vendor.ts';
 
 export { BreakerOpenError } from './breaker.ts';
 export type { VendorClient } from './vendor.ts';
@@ -61,7 +56,11 @@ export function createVendors(
     vendor_b: [config.VENDOR_B_URL, config.VENDOR_B_KEY],
     vendor_c: [config.VENDOR_C_URL, config.VENDOR_C_KEY],
   };
-  const factories = { vendor_a: createVendorAClient, vendor_b: createVendorBClient, vendor_c: createVendorCClient };
+  const factories = {
+    vendor_a: createVendorAClient,
+    vendor_b: createVendorBClient,
+    vendor_c: createVendorCClient,
+  };
   const clients: VendorClient[] = [];
   for (const name of VENDOR_NAMES) {
     const [url, key] = configured[name];
@@ -87,7 +86,12 @@ export function createVendors(
   });
 
   /** Calls one admitted vendor and settles its breaker with the outcome. */
-  async function callOne(client: VendorClient, permit: { name: VendorName; trial: boolean }, address: string, chain: Chain) {
+  async function callOne(
+    client: VendorClient,
+    permit: { name: VendorName; trial: boolean },
+    address: string,
+    chain: Chain,
+  ) {
     try {
       const part = await client.screen(address, chain);
       await breakers.settle(permit, 'success');
@@ -110,7 +114,9 @@ export function createVendors(
      */
     async screen(address: string, chain: Chain): Promise<RiskPart[]> {
       const permits = await breakers.admit(clients.map((c) => c.name));
-      const settled = await Promise.allSettled(clients.map((c, i) => callOne(c, permits[i]!, address, chain)));
+      const settled = await Promise.allSettled(
+        clients.map((c, i) => callOne(c, permits[i]!, address, chain)),
+      );
       const failed = settled.find((s) => s.status === 'rejected');
       if (failed) throw (failed as PromiseRejectedResult).reason;
       return settled.map((s) => (s as PromiseFulfilledResult<RiskPart>).value);
@@ -119,7 +125,10 @@ export function createVendors(
      * Best effort, for an answer that is already decided (a held-list hit): vendors refused by
      * their breaker are not called and failures are counted but not thrown.
      */
-    async screenIfAvailable(address: string, chain: Chain): Promise<{ parts: RiskPart[]; complete: boolean }> {
+    async screenIfAvailable(
+      address: string,
+      chain: Chain,
+    ): Promise<{ parts: RiskPart[]; complete: boolean }> {
       let permits: Awaited<ReturnType<typeof breakers.admit>>;
       try {
         permits = await breakers.admit(clients.map((c) => c.name));
@@ -127,7 +136,9 @@ export function createVendors(
         if (err instanceof BreakerOpenError) return { parts: [], complete: false };
         throw err;
       }
-      const settled = await Promise.allSettled(clients.map((c, i) => callOne(c, permits[i]!, address, chain)));
+      const settled = await Promise.allSettled(
+        clients.map((c, i) => callOne(c, permits[i]!, address, chain)),
+      );
       const parts = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
       return { parts, complete: parts.length === clients.length };
     },

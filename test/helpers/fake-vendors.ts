@@ -1,9 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { clientWithKey, startTestApp } from './harness.ts';
+import { uniqueClient } from './screening.ts';
 
 /** How a fake vendor behaves: answer, fail in one of the ways a real one does, or hang. */
-export type VendorMode = 'ok' | 'error500' | 'ratelimit' | 'notfound' | 'refuse401' | 'garbage' | 'hang' | 'reset';
+export type VendorMode =
+  | 'ok'
+  | 'error500'
+  | 'ratelimit'
+  | 'notfound'
+  | 'refuse401'
+  | 'garbage'
+  | 'hang'
+  | 'reset';
 
 export interface VendorCall {
   method: string;
@@ -90,4 +100,72 @@ export async function startFakeVendor(kind: Kind): Promise<FakeVendor> {
       server.close(() => r());
     });
   return vendor;
+}
+
+/** The app with all three vendors faked, and a client with a standard and an admin key. */
+export async function startVendorApp(env: Record<string, string> = {}) {
+  const [a, b, c] = await Promise.all([
+    startFakeVendor('vendor_a'),
+    startFakeVendor('vendor_b'),
+    startFakeVendor('vendor_c'),
+  ]);
+  const t = await startTestApp({
+    VENDOR_A_URL: a.url,
+    VENDOR_A_KEY: 'key-a',
+    VENDOR_B_URL: b.url,
+    VENDOR_B_KEY: 'key-b',
+    VENDOR_C_URL: c.url,
+    VENDOR_C_KEY: 'key-c',
+    ...env,
+  });
+  const client = uniqueClient('vendors');
+  const { auth } = await clientWithKey(t, client);
+  const { auth: admin } = await clientWithKey(t, client, { role: 'admin' });
+  return {
+    t,
+    a,
+    b,
+    c,
+    auth,
+    admin,
+    /** Back to answering, with no calls recorded. */
+    reset() {
+      for (const v of [a, b, c]) {
+        v.mode = 'ok';
+        v.calls.length = 0;
+      }
+    },
+    calls: () => a.calls.length + b.calls.length + c.calls.length,
+    async close() {
+      await t.close();
+      await Promise.all([a.close(), b.close(), c.close()]);
+    },
+  };
+}
+export type VendorApp = Awaited<ReturnType<typeof startVendorApp>>;
+
+// Distinct valid addresses, so that each request misses the cache unless a test wants a hit.
+let seq = 0x1000 + Math.floor(Math.random() * 0xffff) * 0x10000;
+/** A valid EVM address not used before in this process. */
+export const freshEvm = () => `0x${(seq++).toString(16).padStart(40, '0')}`;
+
+/** The flat error body (CONTRACT §3). */
+export interface FlatBody {
+  error: string;
+  type: string;
+  details: Record<string, unknown>;
+  statusCode: number;
+}
+
+/** GET /api/mica/circuit-breaker/status → breakers. */
+export async function breakerStatus(v: VendorApp) {
+  const res = await v.t.app.inject({
+    method: 'GET',
+    url: '/api/mica/circuit-breaker/status',
+    headers: v.auth,
+  });
+  return res.json().breakers as Record<
+    string,
+    { state: string; failures: number; successes: number; last_failure: string | null }
+  >;
 }

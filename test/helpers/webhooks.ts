@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { InjectOptions } from 'fastify';
-import { computeSignature } from '../../src/domain/webhooks/signature.ts';
 import { KIND_SPECS, type WebhookKind } from '../../src/domain/webhooks/kinds.ts';
+import { computeSignature } from '../../src/domain/webhooks/signature.ts';
 import { startTestApp, type TestApp } from './harness.ts';
 
 /** A fixed master key, so tests do not write a key file into ./data. */
@@ -31,15 +31,27 @@ const CREATION_EVENT: Record<WebhookKind, string> = {
 };
 
 /** A vendor body of CONTRACT §6: a fresh delivery id and vendor object id unless given. */
+/** The parsed form of a vendor body, with the vendor object id under its kind's field. */
+export interface VendorBody {
+  id: string;
+  event: string;
+  created_at: string;
+  data: Record<string, unknown> & { alert_id: string; hit_id: string; evaluation_id: string };
+}
+
+/** A vendor body of CONTRACT §6: a fresh delivery id and vendor object id unless given. */
 export function vendorBody(
   kind: WebhookKind,
   opts: { id?: string; event?: string; objectId?: string; data?: Record<string, unknown> } = {},
-) {
+): VendorBody {
   return {
     id: opts.id ?? `dlv-${randomUUID()}`,
     event: opts.event ?? CREATION_EVENT[kind],
     created_at: new Date().toISOString(),
-    data: { [OBJECT_FIELD[kind]]: opts.objectId ?? `obj-${randomUUID()}`, ...opts.data },
+    data: {
+      [OBJECT_FIELD[kind]]: opts.objectId ?? `obj-${randomUUID()}`,
+      ...opts.data,
+    } as VendorBody['data'],
   };
 }
 

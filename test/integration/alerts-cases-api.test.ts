@@ -6,13 +6,39 @@ import { clientWithKey, type TestApp } from '../helpers/harness.ts';
 import { register, signed, startWebhookApp, vendorBody } from '../helpers/webhooks.ts';
 
 const ALERT_KEYS = [
-  'id', 'status', 'resolution', 'severity', 'source', 'event', 'vendor_object_id', 'customer_id',
-  'transaction_id', 'evaluation_id', 'case_id', 'due_at', 'overdue', 'created_at', 'updated_at', 'payload',
+  'id',
+  'status',
+  'resolution',
+  'severity',
+  'source',
+  'event',
+  'vendor_object_id',
+  'customer_id',
+  'transaction_id',
+  'evaluation_id',
+  'case_id',
+  'due_at',
+  'overdue',
+  'created_at',
+  'updated_at',
+  'payload',
   'history',
 ];
 const CASE_KEYS = [
-  'id', 'case_number', 'status', 'resolution', 'reason', 'assignee', 'rule_ids', 'alert_ids', 'evaluation_id',
-  'due_at', 'overdue', 'created_at', 'updated_at', 'history',
+  'id',
+  'case_number',
+  'status',
+  'resolution',
+  'reason',
+  'assignee',
+  'rule_ids',
+  'alert_ids',
+  'evaluation_id',
+  'due_at',
+  'overdue',
+  'created_at',
+  'updated_at',
+  'history',
 ];
 const CLOSE = { alert: 'false_positive', case: 'no_action' } as const;
 
@@ -38,7 +64,11 @@ describe('alerts and cases API', () => {
   });
   const webhook = async (client: 'acme' | 'globex', severity: string) => {
     const res = await t.app.inject(
-      signed('txmon-a', `${client}-txmon-secret`, vendorBody('txmon-a', { data: { severity, customer_id: 'c-1' } })),
+      signed(
+        'txmon-a',
+        `${client}-txmon-secret`,
+        vendorBody('txmon-a', { data: { severity, customer_id: 'c-1' } }),
+      ),
     );
     assert.equal(res.statusCode, 200, res.body);
     return res.json() as { platform_alert_id: string; case_id: string | null; case_number: string | null };
@@ -60,7 +90,9 @@ describe('alerts and cases API', () => {
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const page = (await as(acme).get(`/api/alerts?limit=2${cursor ? `&cursor=${cursor}` : ''}`)).json();
+      const page: { items: { id: string }[]; next_cursor: string | null } = (
+        await as(acme).get(`/api/alerts?limit=2${cursor ? `&cursor=${cursor}` : ''}`)
+      ).json();
       assert.ok(page.items.length <= 2);
       seen.push(...page.items.map((a: { id: string }) => a.id));
       cursor = page.next_cursor;
@@ -91,15 +123,23 @@ describe('alerts and cases API', () => {
       ['GET', '/api/alerts/not-a-uuid'],
       ['POST', `/api/alerts/${foreign.platform_alert_id}/transition`],
       ['GET', `/api/cases/${foreign.case_id}`],
-      ['GET', `/api/cases/${foreign.case_number}`],
+      // Case numbers are per client: the caller's own CASE-…-000002 is not globex's; a number it lacks is 404.
+      ['GET', `/api/cases/CASE-${new Date().getUTCFullYear()}-999999`],
       ['GET', `/api/cases/${missing}`],
       ['GET', '/api/cases/CASE-1999-000001'],
       ['POST', `/api/cases/${foreign.case_id}/transition`],
       ['POST', `/api/cases/${foreign.case_id}/assign`],
     ] as const;
     for (const [method, url] of urls) {
-      const payload = url.endsWith('/assign') ? { officer: 'olga' } : { to: 'closed', resolution: 'no_action' };
-      const res = await t.app.inject({ method, url, headers: acme.auth, ...(method === 'POST' ? { payload } : {}) });
+      const payload = url.endsWith('/assign')
+        ? { officer: 'olga' }
+        : { to: 'closed', resolution: 'no_action' };
+      const res = await t.app.inject({
+        method,
+        url,
+        headers: acme.auth,
+        ...(method === 'POST' ? { payload } : {}),
+      });
       assert.equal(res.statusCode, 404, `${method} ${url}: ${res.body}`);
       assert.equal(res.json().error.code, 'NOT_FOUND');
     }
@@ -110,10 +150,15 @@ describe('alerts and cases API', () => {
   it('every alert edge: allowed ones move, illegal ones are 409 INVALID_TRANSITION with the allowed list', async () => {
     const reach: Record<string, (id: string) => Promise<void>> = {
       open: async () => {},
-      acknowledged: async (id) => void (await as(acme).post(`/api/alerts/${id}/transition`, { to: 'acknowledged' })),
-      escalated: async (id) => void (await as(acme).post(`/api/alerts/${id}/transition`, { to: 'escalated' })),
+      acknowledged: async (id) =>
+        void (await as(acme).post(`/api/alerts/${id}/transition`, { to: 'acknowledged' })),
+      escalated: async (id) =>
+        void (await as(acme).post(`/api/alerts/${id}/transition`, { to: 'escalated' })),
       closed: async (id) =>
-        void (await as(acme).post(`/api/alerts/${id}/transition`, { to: 'closed', resolution: 'true_positive' })),
+        void (await as(acme).post(`/api/alerts/${id}/transition`, {
+          to: 'closed',
+          resolution: 'true_positive',
+        })),
     };
     for (const from of statusesOf('alert')) {
       for (const to of statusesOf('alert')) {
@@ -140,9 +185,15 @@ describe('alerts and cases API', () => {
     assert.equal(missing.statusCode, 400);
     assert.equal(missing.json().error.code, 'INVALID_REQUEST');
     assert.equal(missing.json().error.details.field, 'resolution');
-    const wrong = await as(acme).post(`/api/alerts/${id}/transition`, { to: 'closed', resolution: 'str_filed' });
+    const wrong = await as(acme).post(`/api/alerts/${id}/transition`, {
+      to: 'closed',
+      resolution: 'str_filed',
+    });
     assert.equal(wrong.statusCode, 400);
-    const extra = await as(acme).post(`/api/alerts/${id}/transition`, { to: 'acknowledged', resolution: 'true_positive' });
+    const extra = await as(acme).post(`/api/alerts/${id}/transition`, {
+      to: 'acknowledged',
+      resolution: 'true_positive',
+    });
     assert.equal(extra.statusCode, 400);
     const ok = await as(acme, { 'x-actor': 'Olga O.' }).post(`/api/alerts/${id}/transition`, {
       to: 'closed',
@@ -162,7 +213,10 @@ describe('alerts and cases API', () => {
 
   it('escalation opens a case, or joins the case given; a foreign case is 404', async () => {
     const id = await newAlert();
-    const res = await as(acme).post(`/api/alerts/${id}/transition`, { to: 'escalated', note: 'needs a look' });
+    const res = await as(acme).post(`/api/alerts/${id}/transition`, {
+      to: 'escalated',
+      note: 'needs a look',
+    });
     assert.equal(res.statusCode, 200, res.body);
     const caseId = res.json().case_id;
     const c = (await as(acme).get(`/api/cases/${caseId}`)).json();
@@ -170,16 +224,25 @@ describe('alerts and cases API', () => {
     assert.match(c.reason, /needs a look/);
 
     const second = await newAlert();
-    const joined = await as(acme).post(`/api/alerts/${second}/transition`, { to: 'escalated', case_id: caseId });
+    const joined = await as(acme).post(`/api/alerts/${second}/transition`, {
+      to: 'escalated',
+      case_id: caseId,
+    });
     assert.equal(joined.json().case_id, caseId);
     assert.deepEqual((await as(acme).get(`/api/cases/${caseId}`)).json().alert_ids, [id, second]);
 
     const foreign = await webhook('globex', 'critical');
     const third = await newAlert();
-    const refused = await as(acme).post(`/api/alerts/${third}/transition`, { to: 'escalated', case_id: foreign.case_id });
+    const refused = await as(acme).post(`/api/alerts/${third}/transition`, {
+      to: 'escalated',
+      case_id: foreign.case_id,
+    });
     assert.equal(refused.statusCode, 404);
     assert.equal((await as(acme).get(`/api/alerts/${third}`)).json().status, 'open', 'rolled back');
-    const notEscalating = await as(acme).post(`/api/alerts/${third}/transition`, { to: 'acknowledged', case_id: caseId });
+    const notEscalating = await as(acme).post(`/api/alerts/${third}/transition`, {
+      to: 'acknowledged',
+      case_id: caseId,
+    });
     assert.equal(notEscalating.statusCode, 400);
   });
 
@@ -188,10 +251,7 @@ describe('alerts and cases API', () => {
     const results = await Promise.all(
       Array.from({ length: 8 }, () => as(acme).post(`/api/alerts/${id}/transition`, { to: 'acknowledged' })),
     );
-    assert.deepEqual(
-      results.map((r) => r.statusCode).sort(),
-      [200, ...Array(7).fill(409)],
-    );
+    assert.deepEqual(results.map((r) => r.statusCode).sort(), [200, ...Array(7).fill(409)]);
     assert.equal((await as(acme).get(`/api/alerts/${id}`)).json().history.length, 2);
   });
 
@@ -218,7 +278,9 @@ describe('alerts and cases API', () => {
     const pages: string[] = [];
     let cursor: string | null = null;
     do {
-      const page = (await as(acme).get(`/api/cases?limit=3${cursor ? `&cursor=${cursor}` : ''}`)).json();
+      const page: { items: { id: string }[]; next_cursor: string | null } = (
+        await as(acme).get(`/api/cases?limit=3${cursor ? `&cursor=${cursor}` : ''}`)
+      ).json();
       pages.push(...page.items.map((c: { id: string }) => c.id));
       cursor = page.next_cursor;
     } while (cursor);
@@ -243,8 +305,14 @@ describe('alerts and cases API', () => {
       for (const to of statusesOf('case')) {
         const id = await newCase();
         for (const step of path[from]!)
-          await as(acme).post(`/api/cases/${id}/transition`, step === 'closed' ? { to: step, resolution: 'no_action' } : { to: step });
-        const res = await as(acme).post(`/api/cases/${id}/transition`, to === 'closed' ? { to, resolution: CLOSE.case } : { to });
+          await as(acme).post(
+            `/api/cases/${id}/transition`,
+            step === 'closed' ? { to: step, resolution: 'no_action' } : { to: step },
+          );
+        const res = await as(acme).post(
+          `/api/cases/${id}/transition`,
+          to === 'closed' ? { to, resolution: CLOSE.case } : { to },
+        );
         const allowed = allowedTransitions('case', from);
         if (allowed.includes(to as never)) assert.equal(res.statusCode, 200, `${from} → ${to}: ${res.body}`);
         else {
@@ -257,7 +325,10 @@ describe('alerts and cases API', () => {
     const missing = await as(acme).post(`/api/cases/${id}/transition`, { to: 'closed' });
     assert.equal(missing.statusCode, 400);
     assert.equal(missing.json().error.details.field, 'resolution');
-    const filed = await as(acme).post(`/api/cases/${id}/transition`, { to: 'closed', resolution: 'str_filed' });
+    const filed = await as(acme).post(`/api/cases/${id}/transition`, {
+      to: 'closed',
+      resolution: 'str_filed',
+    });
     assert.equal(filed.json().resolution, 'str_filed');
   });
 
@@ -277,8 +348,13 @@ describe('alerts and cases API', () => {
   it('overdue: flagged in listings and filterable; final items are never overdue', async () => {
     const late = await newAlert();
     const closedLate = await newAlert();
-    await as(acme).post(`/api/alerts/${closedLate}/transition`, { to: 'closed', resolution: 'false_positive' });
-    await sql`UPDATE alerts SET due_at = now() - interval '1 hour' WHERE id IN (${late}, ${closedLate})`.execute(t.deps.db);
+    await as(acme).post(`/api/alerts/${closedLate}/transition`, {
+      to: 'closed',
+      resolution: 'false_positive',
+    });
+    await sql`UPDATE alerts SET due_at = now() - interval '1 hour' WHERE id IN (${late}, ${closedLate})`.execute(
+      t.deps.db,
+    );
     const lateCase = await newCase();
     await sql`UPDATE cases SET due_at = now() - interval '1 day' WHERE id = ${lateCase}`.execute(t.deps.db);
 

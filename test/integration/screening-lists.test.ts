@@ -3,7 +3,6 @@ import { after, before, describe, it } from 'node:test';
 import { toChecksumAddress } from '../../src/domain/screening/index.ts';
 import { createSanctionsListsService } from '../../src/services/sanctions-lists.service.ts';
 import { createSanctionsListsRepo } from '../../src/storage/sanctions-lists.repo.ts';
-import { readExtraction } from '../unit/screening/fixtures.ts';
 import { clientWithKey, startTestApp, type TestApp } from '../helpers/harness.ts';
 import {
   fixturePath,
@@ -11,10 +10,10 @@ import {
   ofacCsvFromSnapshot,
   type Screening,
   screenGet,
-  screenPost,
   snapshot,
   uniqueClient,
 } from '../helpers/screening.ts';
+import { readExtraction } from '../unit/screening/fixtures.ts';
 
 const EVM_CHAINS = ['ethereum', 'polygon', 'binance-smart-chain'] as const;
 
@@ -191,7 +190,12 @@ describe('wallet screening against the held sanctions lists (real OFAC and UN da
     assert.equal(before.risk_profile.risk_category, 'critical');
     for (const a of delisted) assert.equal((await screen(a, 'ethereum')).risk_profile.sanctioned_exposure, 1);
 
-    const v2 = await importList(t, 'ofac', ofacCsvFromSnapshot('chainsentry-ai_fork_lists_2025-06-20'), '2025-06-20');
+    const v2 = await importList(
+      t,
+      'ofac',
+      ofacCsvFromSnapshot('chainsentry-ai_fork_lists_2025-06-20'),
+      '2025-06-20',
+    );
     assert.equal(v2.version, v1.version + 1);
     // The cached BLOCK of the old list is not served: the list version is part of the entry.
     for (const a of delisted) {
@@ -227,6 +231,10 @@ describe('wallet screening against the held sanctions lists (real OFAC and UN da
     const now = await other.current();
     assert.notEqual(now.tag, first.tag);
     assert.equal(now.addresses.lookup('bitcoin', '1B64QRxfaa35MVkf7sDjuGUYAP5izQt7Qi')[0]?.entry_id, '33151');
+    // After an idle spell the first request waits for the check instead of answering from old lists.
+    await importList(t, 'ofac', fixturePath('ofac_sdn/tiny_2025'), '2025-05-16');
+    clock += 10_000;
+    assert.notEqual((await other.current()).tag, now.tag);
   });
 
   it('imports the OFAC sdn.xml format, with its publication date', async () => {
@@ -247,7 +255,9 @@ describe('wallet screening against the held sanctions lists (real OFAC and UN da
     const s = await screen('7vVcBLQwT1rmjiTXhhvmHKfiaCda2giGMeKchc2jwmBN', 'solana');
     assert.equal(s.risk_profile.risk_category, 'critical');
     assert.equal(s.risk_profile.sanctions_matches[0]?.list, 'eu');
-    const status = (await t.deps.commands('lists.status', {}, 'test')) as { lists: Array<{ source: string }> };
+    const status = (await t.deps.commands('lists.status', {}, 'test')) as {
+      lists: Array<{ source: string }>;
+    };
     assert.deepEqual(
       status.lists.map((l) => l.source),
       ['eu', 'ofac', 'un'],
@@ -269,53 +279,5 @@ describe('wallet screening against the held sanctions lists (real OFAC and UN da
     // The OFAC XML imported above still serves.
     const s = await screen('1B64QRxfaa35MVkf7sDjuGUYAP5izQt7Qi', 'bitcoin');
     assert.equal(s.risk_profile.risk_category, 'critical');
-  });
-
-  it('screens originator and beneficiary names against every held list (MICA-WAL-005)', async () => {
-    await importList(t, 'ofac', fixturePath('ofac_sdn/bench_2021'), '2021-07-07');
-    const wallet = 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4';
-    const named = async (originator_name?: string, beneficiary_name?: string) => {
-      const res = await screenPost(t, auth, { wallet_address: wallet, blockchain: 'bitcoin', originator_name, beneficiary_name });
-      assert.equal(res.statusCode, 200, res.body);
-      return res.json() as Screening;
-    };
-    const expectMatch = async (name: string, list: string, entryId: string, exact: boolean) => {
-      const s = await named(name);
-      const m = s.risk_profile.sanctions_matches.find((x) => x.list === list && x.entry_id === entryId);
-      assert.ok(m, `${name}: ${JSON.stringify(s.risk_profile.sanctions_matches)}`);
-      assert.equal(m.matched, 'name');
-      if (exact) assert.equal(m.score, 1, name);
-      else assert.ok(m.score >= 0.92 && m.score < 1, `${name}: ${m.score}`);
-      assert.deepEqual(s.rule_evaluation.actions, ['REVIEW'], name);
-      assert.deepEqual(s.rule_evaluation.triggered_rules.map((r) => r.rule_id), ['MICA-WAL-005']);
-      // A name match is a potential match for review, not a sanctioned wallet.
-      assert.equal(s.risk_profile.sanctioned_exposure, 0);
-    };
-    await expectMatch('LIFSHITS, Artem Mikhaylovich', 'ofac', '29702', true);
-    await expectMatch('artem mikhaylovich lifshits', 'ofac', '29702', true);
-    await expectMatch('Artem Mikhaylovich Lifshitz', 'ofac', '29702', false);
-    await expectMatch('Francois Yangouvonda Bozize', 'un', 'CFi.001', true);
-    await expectMatch('Jerome Kakwavu Bukande', 'un', 'CDi.005', true);
-    await expectMatch('Jana Prikladova', 'eu', 'EU.9001.01', true);
-    await expectMatch('Jana Přikladová', 'eu', 'EU.9001.01', true);
-
-    for (const common of ['John Smith', 'Maria Garcia', 'Anna Schmidt', 'Peter Müller']) {
-      const s = await named(common, 'Jane Doe');
-      assert.deepEqual(s.risk_profile.sanctions_matches, [], common);
-      assert.deepEqual(s.rule_evaluation.actions, ['ALLOW'], common);
-    }
-    // Either party can match; the audit record carries the score.
-    const both = await named('John Smith', 'Mikhaylovich LIFSHITS Artem');
-    assert.deepEqual(both.rule_evaluation.actions, ['REVIEW']);
-    const row = await t.deps.db
-      .selectFrom('evaluations')
-      .select(['request'])
-      .where('client_id', '=', client)
-      .where('trigger_entity_id', '=', wallet)
-      .orderBy('evaluated_at', 'desc')
-      .executeTakeFirstOrThrow();
-    const data = (row.request as { data: Record<string, unknown> }).data;
-    assert.ok((data.name_match_score as number) >= 0.92);
-    assert.equal(data.beneficiary_name, 'Mikhaylovich LIFSHITS Artem');
   });
 });

@@ -52,7 +52,11 @@ describe('webhook intake', () => {
     assert.deepEqual(a.payload, body);
     assert.ok((a.headers as Record<string, string>)['x-signature-256']);
     assert.equal(new Date(a.due_at).getTime() - new Date(a.created_at).getTime(), 24 * 3600_000);
-    const c = await t.deps.db.selectFrom('cases').selectAll().where('id', '=', ack.case_id).executeTakeFirstOrThrow();
+    const c = await t.deps.db
+      .selectFrom('cases')
+      .selectAll()
+      .where('id', '=', ack.case_id)
+      .executeTakeFirstOrThrow();
     assert.equal(c.assignee, 'olga');
     assert.equal(c.status, 'open');
     assert.match(c.reason, /structuring/);
@@ -82,7 +86,10 @@ describe('webhook intake', () => {
   });
 
   it('a KYC evaluation.completed records the customer decision; a later one replaces it', async () => {
-    const first = await deliver('kyc', vendorBody('kyc', { data: { decision: 'review', customer_id: 'cust-kyc' } }));
+    const first = await deliver(
+      'kyc',
+      vendorBody('kyc', { data: { decision: 'review', customer_id: 'cust-kyc' } }),
+    );
     assert.equal(first.statusCode, 200);
     const d1 = await t.deps.db
       .selectFrom('kyc_decisions')
@@ -92,7 +99,10 @@ describe('webhook intake', () => {
       .executeTakeFirstOrThrow();
     assert.equal(d1.decision, 'review');
     assert.equal(d1.alert_id, first.json().platform_alert_id);
-    const second = await deliver('kyc', vendorBody('kyc', { data: { decision: 'approved', customer_id: 'cust-kyc' } }));
+    const second = await deliver(
+      'kyc',
+      vendorBody('kyc', { data: { decision: 'approved', customer_id: 'cust-kyc' } }),
+    );
     const d2 = await t.deps.db
       .selectFrom('kyc_decisions')
       .selectAll()
@@ -101,7 +111,11 @@ describe('webhook intake', () => {
     assert.equal(d2.decision, 'approved');
     assert.equal(d2.alert_id, second.json().platform_alert_id);
     const alert = await alertOf(second.json().platform_alert_id);
-    assert.equal((alert.payload as { data: { decision: string } }).data.decision, 'approved', 'visible in the alert');
+    assert.equal(
+      (alert.payload as { data: { decision: string } }).data.decision,
+      'approved',
+      'visible in the alert',
+    );
   });
 
   it('400 BAD_REQUEST: malformed JSON, unknown event, missing vendor object id, bad fields; nothing stored', async () => {
@@ -152,15 +166,14 @@ describe('webhook intake', () => {
   it('the same vendor object created concurrently under different delivery ids: one alert', async () => {
     const objectId = 'obj-race';
     const results = await Promise.all(
-      Array.from({ length: 10 }, () => deliver('txmon-b', vendorBody('txmon-b', { objectId, data: { severity: 'high' } }))),
+      Array.from({ length: 10 }, () =>
+        deliver('txmon-b', vendorBody('txmon-b', { objectId, data: { severity: 'high' } })),
+      ),
     );
-    assert.deepEqual(
-      results.map((r) => r.statusCode).sort(),
-      [200, ...Array(9).fill(409)],
-    );
-    const n = await sql<{ n: number }>`SELECT count(*)::int AS n FROM alerts WHERE vendor_object_id = ${objectId}`.execute(
-      t.deps.db,
-    );
+    assert.deepEqual(results.map((r) => r.statusCode).sort(), [200, ...Array(9).fill(409)]);
+    const n = await sql<{
+      n: number;
+    }>`SELECT count(*)::int AS n FROM alerts WHERE vendor_object_id = ${objectId}`.execute(t.deps.db);
     assert.equal(Number(n.rows[0]!.n), 1);
   });
 
@@ -206,7 +219,10 @@ describe('webhook intake', () => {
     // A second update keeps the ids and opens no second case.
     const again = vendorBody('txmon-a', { event: 'alert.updated', objectId: created.data.alert_id });
     const ack2 = (await deliver('txmon-a', again)).json();
-    assert.deepEqual([ack2.platform_alert_id, ack2.case_id, ack2.case_number], [ack.platform_alert_id, ack.case_id, ack.case_number]);
+    assert.deepEqual(
+      [ack2.platform_alert_id, ack2.case_id, ack2.case_number],
+      [ack.platform_alert_id, ack.case_id, ack.case_number],
+    );
     // The same update delivered twice is a duplicate.
     assert.equal((await deliver('txmon-a', again)).statusCode, 409);
   });

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
-import type { FastifyInstance } from 'fastify';
 import fc from 'fast-check';
+import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { buildApp } from '../../src/app.ts';
@@ -53,7 +53,10 @@ describe('webhook signatures', () => {
     assert.equal((await app.inject(upper)).statusCode, 200, 'hex case does not matter');
     assert.equal((await send(['txmon-b', 'txmon-b-secret-value', vendorBody('txmon-b')])).statusCode, 200);
     assert.equal((await send(['kyc', 'kyc-secret-value', vendorBody('kyc')])).statusCode, 200);
-    assert.equal((await send(['screening', 'screening-secret-value', vendorBody('screening')])).statusCode, 200);
+    assert.equal(
+      (await send(['screening', 'screening-secret-value', vendorBody('screening')])).statusCode,
+      200,
+    );
   });
 
   it('the tenant is the registration whose secret verifies the body', async () => {
@@ -178,9 +181,18 @@ describe('webhook signatures', () => {
   });
 
   it('?client= restricts verification to that client; an unknown client is a plain 401', async () => {
-    assert.equal((await send(['txmon-a', SECRET, vendorBody('txmon-a'), { client: 'acme' }])).statusCode, 200);
-    assert.equal((await send(['txmon-a', SECRET, vendorBody('txmon-a'), { client: 'globex' }])).statusCode, 401);
-    assert.equal((await send(['txmon-a', SECRET, vendorBody('txmon-a'), { client: 'nobody' }])).statusCode, 401);
+    assert.equal(
+      (await send(['txmon-a', SECRET, vendorBody('txmon-a'), { client: 'acme' }])).statusCode,
+      200,
+    );
+    assert.equal(
+      (await send(['txmon-a', SECRET, vendorBody('txmon-a'), { client: 'globex' }])).statusCode,
+      401,
+    );
+    assert.equal(
+      (await send(['txmon-a', SECRET, vendorBody('txmon-a'), { client: 'nobody' }])).statusCode,
+      401,
+    );
   });
 
   it('property: any body signed with the right secret is accepted or refused with 400/409, never 5xx', async () => {
@@ -188,22 +200,31 @@ describe('webhook signatures', () => {
       fc.string(),
       fc.json(),
       fc
-        .record({ id: fc.string(), event: fc.constantFrom('alert.created', 'alert.updated', 'x'), data: fc.jsonValue() })
+        .record({
+          id: fc.string(),
+          event: fc.constantFrom('alert.created', 'alert.updated', 'x'),
+          data: fc.jsonValue(),
+        })
         .map((o) => JSON.stringify(o)),
-      fc.record({
-        id: fc.string({ minLength: 1 }),
-        event: fc.constantFrom('alert.created', 'alert.updated'),
-        created_at: fc.oneof(fc.string(), fc.date({ noInvalidDate: true }).map((d) => d.toISOString())),
-        data: fc.record(
-          {
-            alert_id: fc.oneof(fc.string(), fc.integer()),
-            severity: fc.oneof(fc.constantFrom('low', 'high', 'critical'), fc.string()),
-            risk_score: fc.oneof(fc.double(), fc.integer({ min: -10, max: 200 })),
-            customer_id: fc.string(),
-          },
-          { requiredKeys: [] },
-        ),
-      }).map((o) => JSON.stringify(o)),
+      fc
+        .record({
+          id: fc.string({ minLength: 1 }),
+          event: fc.constantFrom('alert.created', 'alert.updated'),
+          created_at: fc.oneof(
+            fc.string(),
+            fc.date({ noInvalidDate: true }).map((d) => d.toISOString()),
+          ),
+          data: fc.record(
+            {
+              alert_id: fc.oneof(fc.string(), fc.integer()),
+              severity: fc.oneof(fc.constantFrom('low', 'high', 'critical'), fc.string()),
+              risk_score: fc.oneof(fc.double(), fc.integer({ min: -10, max: 200 })),
+              customer_id: fc.string(),
+            },
+            { requiredKeys: [] },
+          ),
+        })
+        .map((o) => JSON.stringify(o)),
     );
     await fc.assert(
       fc.asyncProperty(jsonish, async (raw) => {
@@ -227,7 +248,10 @@ describe('webhook rate limits', () => {
       if (keys.length > 0) await redis.del(...keys);
       redis.disconnect();
     }
-    t = await startWebhookApp({ WEBHOOK_RATE_LIMIT_PER_MINUTE: '5', WEBHOOK_RATE_LIMIT_PER_KIND_PER_MINUTE: '3' });
+    t = await startWebhookApp({
+      WEBHOOK_RATE_LIMIT_PER_MINUTE: '5',
+      WEBHOOK_RATE_LIMIT_PER_KIND_PER_MINUTE: '3',
+    });
     await clientWithKey(t, 'acme');
     await register(t, 'txmon-a', 'acme', SECRET);
   });

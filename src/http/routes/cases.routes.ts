@@ -62,7 +62,8 @@ export const casesRoutes =
         config,
         schema: {
           tags: ['alerts'],
-          summary: 'Move an alert (open → acknowledged | escalated | closed; acknowledged → escalated | closed)',
+          summary:
+            'Move an alert (open → acknowledged | escalated | closed; acknowledged → escalated | closed)',
           description: '`closed` needs a resolution; `escalated` opens a case, or joins `case_id`.',
           security,
           params: IdParam,

@@ -44,7 +44,11 @@ export const screeningRoutes =
         schema: { ...common.schema, summary: 'Screen a wallet address', querystring: ScreeningQuerySchema },
       },
       async (req, reply) => {
-        const json = await deps.screening.screen(principalOf(req), req.query as ScreeningRequest, actorOf(req));
+        const json = await deps.screening.screen(
+          principalOf(req),
+          req.query as ScreeningRequest,
+          actorOf(req),
+        );
         // Sent as the cached JSON text, so a hit and a miss answer the same bytes.
         return reply.type('application/json; charset=utf-8').send(json as never);
       },
@@ -61,7 +65,11 @@ export const screeningRoutes =
         },
       },
       async (req, reply) => {
-        const json = await deps.screening.screen(principalOf(req), req.body as ScreeningRequest, actorOf(req));
+        const json = await deps.screening.screen(
+          principalOf(req),
+          req.body as ScreeningRequest,
+          actorOf(req),
+        );
         return reply.type('application/json; charset=utf-8').send(json as never);
       },
     );

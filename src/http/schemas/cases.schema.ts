@@ -86,7 +86,9 @@ export const AlertTransitionBody = Type.Object(
     to: Enum(ALERT_STATUSES),
     resolution: Type.Optional(Nullable(Type.String({ maxLength: 64 }))),
     note: Type.Optional(Nullable(Note)),
-    case_id: Type.Optional(Type.String({ format: 'uuid', description: 'with to = escalated: join this case' })),
+    case_id: Type.Optional(
+      Type.String({ format: 'uuid', description: 'with to = escalated: join this case' }),
+    ),
   },
   { additionalProperties: false },
 );

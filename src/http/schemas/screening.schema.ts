@@ -15,8 +15,12 @@ export const ScreeningBodySchema = Type.Object(
   {
     ...walletFields,
     transaction_amount_eur: Type.Optional(NonNegative('amount in EUR')),
-    originator_name: Type.Optional(Type.String({ maxLength: 512, description: 'screened against the lists' })),
-    beneficiary_name: Type.Optional(Type.String({ maxLength: 512, description: 'screened against the lists' })),
+    originator_name: Type.Optional(
+      Type.String({ maxLength: 512, description: 'screened against the lists' }),
+    ),
+    beneficiary_name: Type.Optional(
+      Type.String({ maxLength: 512, description: 'screened against the lists' }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -23,8 +23,9 @@ export function createVendorBClient(s: VendorSettings): VendorClient {
       const items = Array.isArray(body) ? body.map(asObject) : [];
       // Vendors echo the address, sometimes normalised: match it case-insensitively, else take the only one.
       const mine =
-        items.find((i) => typeof i?.address === 'string' && i.address.toLowerCase() === address.toLowerCase()) ??
-        (items.length === 1 ? items[0] : undefined);
+        items.find(
+          (i) => typeof i?.address === 'string' && i.address.toLowerCase() === address.toLowerCase(),
+        ) ?? (items.length === 1 ? items[0] : undefined);
       if (!mine || !Array.isArray(mine.addressRiskIndicators))
         throw new VendorCallError('vendor_b', 'answer has no risk indicators for the address', 'failure');
       return mapVendorB(mine);

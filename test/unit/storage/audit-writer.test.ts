@@ -27,30 +27,51 @@ function controllableStore() {
 
 const tick = () => new Promise((r) => setImmediate(r));
 
+/** Turns the event loop until a condition holds (bounded). */
+async function until(cond: () => boolean): Promise<void> {
+  for (let i = 0; i < 100 && !cond(); i++) await tick();
+  assert.ok(cond(), 'condition reached');
+}
+
 describe('group-commit audit writer', () => {
-  it('flushes at once when idle: no added wait', async () => {
+  it('flushes on the next turn of the event loop when idle: no timer, no added wait', async () => {
     const store = controllableStore();
     const w = createAuditWriter({ insertBatch: store.insertBatch, maxBatch: 10, maxInFlight: 1 });
+    const started = performance.now();
     const p = w.write(rec('a'));
-    assert.deepEqual(store.batches, [['a']], 'written synchronously on arrival');
+    await tick();
+    assert.deepEqual(store.batches, [['a']], 'flushed right after the current turn');
     store.release();
     await p;
+    assert.ok(performance.now() - started < 50);
   });
 
-  it('writes that arrive during a flush share the next transaction', async () => {
+  it('writes of the same turn go together', async () => {
+    const store = controllableStore();
+    const w = createAuditWriter({ insertBatch: store.insertBatch, maxBatch: 10, maxInFlight: 1 });
+    const ps = ['a', 'b', 'c'].map((id) => w.write(rec(id)));
+    await tick();
+    assert.deepEqual(store.batches, [['a', 'b', 'c']]);
+    store.release();
+    await Promise.all(ps);
+  });
+
+  it('writes that arrive during a flush share the next transaction, capped at maxBatch', async () => {
     const store = controllableStore();
     const w = createAuditWriter({ insertBatch: store.insertBatch, maxBatch: 3, maxInFlight: 1 });
     let settled = 0;
-    const all = ['a', 'b', 'c', 'd', 'e', 'f'].map((id) => w.write(rec(id)).then(() => settled++));
-    assert.deepEqual(store.batches, [['a']]);
+    const all = [w.write(rec('a')).then(() => settled++)];
+    await until(() => store.batches.length === 1);
+    for (const id of ['b', 'c', 'd', 'e', 'f']) all.push(w.write(rec(id)).then(() => settled++));
     await tick();
+    assert.deepEqual(store.batches, [['a']], 'one flush at a time');
     assert.equal(settled, 0, 'nothing settles before its commit');
     store.release();
-    await tick();
-    assert.deepEqual(store.batches, [['a'], ['b', 'c', 'd']], 'batch capped at maxBatch');
+    await until(() => store.batches.length === 2);
+    assert.deepEqual(store.batches[1], ['b', 'c', 'd']);
     assert.equal(settled, 1);
     store.release();
-    await tick();
+    await until(() => store.batches.length === 3);
     store.release();
     await Promise.all(all);
     assert.deepEqual(store.batches, [['a'], ['b', 'c', 'd'], ['e', 'f']]);
@@ -61,20 +82,19 @@ describe('group-commit audit writer', () => {
     const store = controllableStore();
     const w = createAuditWriter({ insertBatch: store.insertBatch, maxBatch: 10, maxInFlight: 1 });
     store.failOn(['bad']);
-    const first = w.write(rec('x'));
-    const ps = ['ok1', 'bad', 'ok2'].map((id) =>
+    const outcomes = ['ok1', 'bad', 'ok2'].map((id) =>
       w.write(rec(id)).then(
         () => 'ok',
         () => 'failed',
       ),
     );
-    store.release();
-    await first;
-    for (let i = 0; i < 4; i++) {
-      await tick();
+    // The batch of three fails, then each record is tried alone.
+    for (let released = 0; released < 4; released++) {
+      await until(() => store.batches.length > released);
       store.release();
     }
-    assert.deepEqual(await Promise.all(ps), ['ok', 'failed', 'ok']);
+    assert.deepEqual(await Promise.all(outcomes), ['ok', 'failed', 'ok']);
+    assert.deepEqual(store.batches, [['ok1', 'bad', 'ok2'], ['ok1'], ['bad'], ['ok2']]);
   });
 
   it('close waits for every accepted write and refuses new ones', async () => {
@@ -85,7 +105,7 @@ describe('group-commit audit writer', () => {
     const c = w.close().then(() => {
       closed = true;
     });
-    await tick();
+    await until(() => store.batches.length === 1);
     assert.equal(closed, false);
     await assert.rejects(w.write(rec('late')));
     store.release();

@@ -1,0 +1,170 @@
+import { Worker } from 'node:worker_threads';
+import {
+  CompiledQuery,
+  type DatabaseConnection,
+  type Dialect,
+  type Driver,
+  type Kysely,
+  PostgresAdapter,
+  PostgresIntrospector,
+  PostgresQueryCompiler,
+  type QueryResult,
+} from 'kysely';
+
+/** An error raised by the embedded database, with PostgreSQL's SQLSTATE code kept. */
+export class EmbeddedDbError extends Error {
+  constructor(
+    message: string,
+    readonly code?: string,
+    readonly detail?: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * The embedded PostgreSQL on a worker thread. Queries cross as messages; values are
+ * structured-cloned (Date, Uint8Array, numbers survive as they are).
+ */
+export class PGliteWorkerClient {
+  #worker: Worker;
+  #next = 1;
+  #pending = new Map<
+    number,
+    { resolve: (r: { rows: unknown[]; affectedRows: number }) => void; reject: (e: Error) => void }
+  >();
+  #ready: Promise<void>;
+  #failed: Error | undefined;
+
+  constructor(dataDir: string | undefined) {
+    this.#worker = new Worker(new URL('./pglite-worker.mjs', import.meta.url), { workerData: { dataDir } });
+    this.#ready = new Promise((resolve, reject) => {
+      this.#worker.once('message', () => resolve());
+      this.#worker.once('error', reject);
+    });
+    this.#worker.on(
+      'message',
+      (msg: {
+        id?: number;
+        ok?: boolean;
+        rows?: unknown[];
+        affectedRows?: number;
+        error?: { message: string; code?: string; detail?: string };
+      }) => {
+        if (msg.id === undefined) return;
+        const p = this.#pending.get(msg.id);
+        if (!p) return;
+        this.#pending.delete(msg.id);
+        if (msg.ok) p.resolve({ rows: msg.rows ?? [], affectedRows: msg.affectedRows ?? 0 });
+        else
+          p.reject(
+            new EmbeddedDbError(msg.error?.message ?? 'query failed', msg.error?.code, msg.error?.detail),
+          );
+      },
+    );
+    this.#worker.on('error', (e) => this.#failAll(e));
+    this.#worker.on('exit', () => this.#failAll(new Error('embedded database stopped')));
+  }
+
+  #failAll(e: Error): void {
+    this.#failed = e;
+    for (const p of this.#pending.values()) p.reject(e);
+    this.#pending.clear();
+  }
+
+  ready(): Promise<void> {
+    return this.#ready;
+  }
+
+  query(sql: string, params: readonly unknown[]): Promise<{ rows: unknown[]; affectedRows: number }> {
+    if (this.#failed) return Promise.reject(this.#failed);
+    const id = this.#next++;
+    return new Promise((resolve, reject) => {
+      this.#pending.set(id, { resolve, reject });
+      this.#worker.postMessage({ type: 'query', id, sql, params });
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.#failed) return;
+    const id = this.#next++;
+    await new Promise<void>((resolve) => {
+      this.#pending.set(id, { resolve: () => resolve(), reject: () => resolve() });
+      this.#worker.postMessage({ type: 'close', id });
+    });
+    await this.#worker.terminate();
+  }
+}
+
+/**
+ * One connection, taken in turn: a transaction (BEGIN … COMMIT) holds it, so no other query can
+ * slip into it. (The embedded engine has a single session.)
+ */
+class ConnectionMutex {
+  #locked = false;
+  #waiters: Array<() => void> = [];
+  async lock(): Promise<void> {
+    if (!this.#locked) {
+      this.#locked = true;
+      return;
+    }
+    await new Promise<void>((resolve) => this.#waiters.push(resolve));
+  }
+  unlock(): void {
+    const next = this.#waiters.shift();
+    if (next) next();
+    else this.#locked = false;
+  }
+}
+
+class WorkerConnection implements DatabaseConnection {
+  constructor(readonly client: PGliteWorkerClient) {}
+  async executeQuery<R>(q: CompiledQuery): Promise<QueryResult<R>> {
+    const res = await this.client.query(q.sql, q.parameters);
+    return { rows: res.rows as R[], numAffectedRows: BigInt(res.affectedRows) };
+  }
+  // biome-ignore lint/correctness/useYield: the embedded engine cannot stream; this only throws.
+  async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
+    throw new Error('the embedded database does not stream results');
+  }
+}
+
+class WorkerDriver implements Driver {
+  #mutex = new ConnectionMutex();
+  #connection: WorkerConnection;
+  constructor(readonly client: PGliteWorkerClient) {
+    this.#connection = new WorkerConnection(client);
+  }
+  async init(): Promise<void> {
+    await this.client.ready();
+  }
+  async acquireConnection(): Promise<DatabaseConnection> {
+    await this.#mutex.lock();
+    return this.#connection;
+  }
+  async beginTransaction(c: DatabaseConnection): Promise<void> {
+    await c.executeQuery(CompiledQuery.raw('BEGIN'));
+  }
+  async commitTransaction(c: DatabaseConnection): Promise<void> {
+    await c.executeQuery(CompiledQuery.raw('COMMIT'));
+  }
+  async rollbackTransaction(c: DatabaseConnection): Promise<void> {
+    await c.executeQuery(CompiledQuery.raw('ROLLBACK'));
+  }
+  async releaseConnection(): Promise<void> {
+    this.#mutex.unlock();
+  }
+  async destroy(): Promise<void> {
+    await this.client.close();
+  }
+}
+
+/** Kysely dialect for the embedded PostgreSQL running on a worker thread. */
+export function embeddedDialect(client: PGliteWorkerClient): Dialect {
+  return {
+    createAdapter: () => new PostgresAdapter(),
+    createDriver: () => new WorkerDriver(client),
+    createIntrospector: (db: Kysely<unknown>) => new PostgresIntrospector(db),
+    createQueryCompiler: () => new PostgresQueryCompiler(),
+  };
+}

@@ -1,0 +1,172 @@
+import assert from 'node:assert/strict';
+import { after, before, beforeEach, describe, it } from 'node:test';
+import {
+  breakerStatus,
+  type FakeVendor,
+  type FlatBody,
+  freshEvm,
+  startFakeVendor,
+  startVendorApp,
+  type VendorApp,
+} from '../helpers/fake-vendors.ts';
+import { clientWithKey, startTestApp } from '../helpers/harness.ts';
+import { fixturePath, importList, type Screening, screenGet, uniqueClient } from '../helpers/screening.ts';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+// Long enough that a busy machine does not slip from OPEN to HALF_OPEN between two requests.
+const RECOVERY_MS = 2000;
+
+describe('vendor circuit breakers over real HTTP (fake vendors on 127.0.0.1)', () => {
+  let v: VendorApp;
+  let t: VendorApp['t'];
+  let b: FakeVendor;
+  let c: FakeVendor;
+  let auth: Record<string, string>;
+  before(async () => {
+    v = await startVendorApp({
+      // Generous: the machine may be busy; the hang test waits this long.
+      VENDOR_TIMEOUT_MS: '1500',
+      BREAKER_RECOVERY_MS: String(RECOVERY_MS),
+    });
+    ({ t, b, c, auth } = v);
+  });
+  after(() => v.close());
+  beforeEach(() => v.reset());
+
+  const calls = () => v.calls();
+  async function ok(address: string, chain = 'ethereum'): Promise<Screening> {
+    const res = await screenGet(t, auth, address, chain);
+    assert.equal(res.statusCode, 200, res.body);
+    return res.json() as Screening;
+  }
+
+  const status = () => breakerStatus(v);
+
+  async function vendorError(address: string, vendor: string, state: string) {
+    const res = await screenGet(t, auth, address, 'ethereum');
+    assert.equal(res.statusCode, 503, res.body);
+    const body = res.json() as FlatBody;
+    assert.equal(body.type, 'VENDOR');
+    assert.equal(body.statusCode, 503);
+    assert.deepEqual(body.details, { vendor, breaker_state: state, retry_after: RECOVERY_MS / 1000 });
+    assert.equal(res.headers['retry-after'], String(RECOVERY_MS / 1000));
+    return body;
+  }
+
+  const cachedAddress = freshEvm();
+
+  it('opens a breaker after 5 consecutive failures, then fails fast without calling any vendor', async () => {
+    // A held list, imported first: an import changes the lists version and so retires cached answers.
+    await importList(t, 'ofac', fixturePath('ofac_sdn/tiny_2025'), '2025-05-16');
+    await ok(cachedAddress); // cached while every vendor answers
+    b.calls.length = 0;
+    b.mode = 'error500';
+    for (let i = 1; i <= 5; i++) await vendorError(freshEvm(), 'vendor_b', i < 5 ? 'CLOSED' : 'OPEN');
+    assert.equal(b.calls.length, 5, 'a failed call counts once: no hidden retries');
+    const s = (await status()).vendor_b!;
+    assert.equal(s.state, 'OPEN');
+    assert.equal(s.failures, 5);
+    assert.equal(s.successes, 1);
+    assert.ok(s.last_failure && Math.abs(Date.parse(s.last_failure) - Date.now()) < 5000);
+    assert.match(s.last_failure!, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    assert.equal((await status()).vendor_a!.state, 'CLOSED');
+
+    const before = calls();
+    await vendorError(freshEvm(), 'vendor_b', 'OPEN');
+    assert.equal(calls(), before, 'no vendor called while a breaker is OPEN');
+  });
+
+  it('while OPEN, a cached answer and a held-list hit are still answered', async () => {
+    const listed = '1B64QRxfaa35MVkf7sDjuGUYAP5izQt7Qi';
+    // On a busy machine the recovery time may have passed: a failing test request reopens it.
+    b.mode = 'error500';
+    if ((await status()).vendor_b!.state !== 'OPEN') await screenGet(t, auth, freshEvm(), 'ethereum');
+    assert.equal((await status()).vendor_b!.state, 'OPEN');
+    const before = calls();
+    const cached = await screenGet(t, auth, cachedAddress, 'ethereum');
+    assert.equal(cached.statusCode, 200, cached.body);
+    const res = await screenGet(t, auth, listed, 'bitcoin');
+    assert.equal(res.statusCode, 200, res.body);
+    const s = res.json() as Screening;
+    assert.equal(s.rule_evaluation.actions[0], 'BLOCK');
+    assert.equal(s.risk_profile.sanctions_matches[0]?.entry_id, '33151');
+    assert.equal(calls(), before, 'no vendor called');
+  });
+
+  it('reads HALF_OPEN after the recovery time; a successful test request closes it', async () => {
+    await sleep(RECOVERY_MS + 50);
+    // (The previous test may have reopened it late; one more period at most.)
+    if ((await status()).vendor_b!.state === 'OPEN') await sleep(RECOVERY_MS);
+    assert.equal((await status()).vendor_b!.state, 'HALF_OPEN');
+    const s = await ok(freshEvm());
+    assert.equal(s.risk_profile.risk_category, 'low');
+    assert.equal(b.calls.length, 1);
+    const st = (await status()).vendor_b!;
+    assert.equal(st.state, 'CLOSED');
+    assert.equal(st.failures, 0);
+  });
+
+  it('a failed test request reopens it', async () => {
+    b.mode = 'error500';
+    for (let i = 1; i <= 5; i++) await vendorError(freshEvm(), 'vendor_b', i < 5 ? 'CLOSED' : 'OPEN');
+    await sleep(RECOVERY_MS + 50);
+    await vendorError(freshEvm(), 'vendor_b', 'OPEN');
+    const st = (await status()).vendor_b!;
+    assert.equal(st.state, 'OPEN');
+    assert.equal(st.failures, 6);
+    await sleep(RECOVERY_MS + 50);
+    b.mode = 'ok';
+    await ok(freshEvm());
+    assert.equal((await status()).vendor_b!.state, 'CLOSED');
+  });
+
+  it('timeouts, connection resets, 429 and non-JSON answers are failures; a 401 is not', async () => {
+    const started = Date.now();
+    c.mode = 'hang';
+    await vendorError(freshEvm(), 'vendor_c', 'CLOSED');
+    const waited = Date.now() - started;
+    assert.ok(waited >= 1400 && waited < 6000, `aborted at VENDOR_TIMEOUT_MS (${waited} ms)`);
+    c.mode = 'reset';
+    await vendorError(freshEvm(), 'vendor_c', 'CLOSED');
+    c.mode = 'ratelimit';
+    await vendorError(freshEvm(), 'vendor_c', 'CLOSED');
+    c.mode = 'garbage';
+    await vendorError(freshEvm(), 'vendor_c', 'CLOSED');
+    assert.equal((await status()).vendor_c!.failures, 4);
+    c.mode = 'refuse401';
+    await vendorError(freshEvm(), 'vendor_c', 'CLOSED');
+    assert.equal((await status()).vendor_c!.failures, 4, 'a 4xx refusal does not count');
+    c.mode = 'ok';
+    await ok(freshEvm());
+    assert.equal((await status()).vendor_c!.failures, 0);
+  });
+});
+
+describe('circuit breaker with the spec defaults', () => {
+  it('answers 503 VENDOR with retry_after 30 and Retry-After: 30 once open', async () => {
+    const v = await startFakeVendor('vendor_a');
+    const t = await startTestApp({ VENDOR_A_URL: v.url, VENDOR_A_KEY: 'k' });
+    try {
+      const { auth } = await clientWithKey(t, uniqueClient('defaults'));
+      v.mode = 'error500';
+      let last: { statusCode: number; headers: Record<string, unknown>; json: () => FlatBody } | undefined;
+      for (let i = 0; i < 6; i++) last = await screenGet(t, auth, freshEvm(), 'ethereum');
+      assert.equal(v.calls.length, 5);
+      assert.equal(last!.statusCode, 503);
+      assert.equal(last!.headers['retry-after'], '30');
+      assert.deepEqual(last!.json().details, { vendor: 'vendor_a', breaker_state: 'OPEN', retry_after: 30 });
+      const st = await t.app.inject({
+        method: 'GET',
+        url: '/api/mica/circuit-breaker/status',
+        headers: auth,
+      });
+      const breakers = st.json().breakers;
+      assert.equal(breakers.vendor_a.state, 'OPEN');
+      // Vendors not configured are never called and stay CLOSED.
+      assert.deepEqual(breakers.vendor_b, { state: 'CLOSED', failures: 0, successes: 0, last_failure: null });
+    } finally {
+      await t.close();
+      await v.close();
+    }
+  });
+});

@@ -1,0 +1,124 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
+import type { StrSweepResult } from '../../src/jobs/str-sweep.ts';
+import { clientWithKey, startTestApp, type TestApp } from '../helpers/harness.ts';
+
+describe('STR sweep', () => {
+  let t: TestApp;
+  let auth: Record<string, string>;
+  before(async () => {
+    t = await startTestApp();
+    ({ auth } = await clientWithKey(t, 'acme'));
+  });
+  after(() => t.close());
+
+  /** Opens a case through an evaluation; `str` makes it an STR case (MICA-RPT-001). */
+  async function openCase(str: boolean, daysAgo: number): Promise<{ id: string; case_number: string }> {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/mica/evaluate',
+      headers: auth,
+      payload: {
+        client_id: 'acme',
+        trigger_type: 'transaction',
+        data: str
+          ? { customer_id: 'cust-str', customer_verified: true, suspicious_activity_detected: true }
+          : { customer_id: 'cust-big', customer_verified: true, full_cdd_complete: true, amount_eur: 50_000 },
+      },
+    });
+    assert.equal(res.statusCode, 200, res.body);
+    const c = await t.deps.db
+      .selectFrom('cases')
+      .select(['id', 'case_number', 'is_str'])
+      .where('evaluation_id', '=', res.json().evaluation_id)
+      .executeTakeFirstOrThrow();
+    assert.equal(c.is_str, str);
+    await sql`UPDATE cases SET created_at = now() - make_interval(days => ${daysAgo}) WHERE id = ${c.id}`.execute(
+      t.deps.db,
+    );
+    return c;
+  }
+  const close = (id: string, resolution: string) =>
+    t.app.inject({
+      method: 'POST',
+      url: `/api/cases/${id}/transition`,
+      headers: auth,
+      payload: { to: 'closed', resolution },
+    });
+  const sweep = () => t.deps.jobs.run('str-sweep') as Promise<StrSweepResult>;
+
+  it('evaluates MICA-RPT-002 once per overdue STR case, audited, with the alert its flags call for', async () => {
+    const overdue = await openCase(true, 10);
+    const closedUnfiled = await openCase(true, 10);
+    assert.equal((await close(closedUnfiled.id, 'no_action')).statusCode, 200);
+    const filed = await openCase(true, 10);
+    assert.equal((await close(filed.id, 'str_filed')).statusCode, 200);
+    const recent = await openCase(true, 0);
+    const notStr = await openCase(false, 10);
+
+    const first = await sweep();
+    const swept = first.evaluated.map((e) => e.case_id).sort();
+    assert.deepEqual(swept, [overdue.id, closedUnfiled.id].sort());
+    assert.equal(first.failed, 0);
+    for (const skipped of [filed, recent, notStr]) assert.ok(!swept.includes(skipped.id));
+
+    const entry = first.evaluated.find((e) => e.case_id === overdue.id)!;
+    assert.equal(entry.alert, true);
+    const evaluation = await t.deps.db
+      .selectFrom('evaluations')
+      .selectAll()
+      .where('evaluation_id', '=', entry.evaluation_id)
+      .executeTakeFirstOrThrow();
+    assert.equal(evaluation.evaluator_id, 'system:str-sweep');
+    assert.equal(evaluation.client_id, 'acme');
+    assert.deepEqual(evaluation.rule_ids, ['MICA-RPT-002']);
+    assert.equal(evaluation.trigger_entity_id, overdue.case_number);
+    assert.equal(evaluation.customer_id, 'cust-str');
+    const rows = await t.deps.db
+      .selectFrom('mica_rule_evaluations')
+      .selectAll()
+      .where('evaluation_id', '=', entry.evaluation_id)
+      .execute();
+    assert.equal(rows.length, 1);
+    assert.equal(rows[0]!.rule_id, 'MICA-RPT-002');
+    assert.equal(rows[0]!.result, 'alert');
+    assert.deepEqual(rows[0]!.conditions_met, { str_filed: false, str_overdue: true });
+
+    const alert = await t.deps.db
+      .selectFrom('alerts')
+      .selectAll()
+      .where('evaluation_id', '=', entry.evaluation_id)
+      .executeTakeFirstOrThrow();
+    assert.equal(alert.case_id, overdue.id, 'the alert belongs to the STR case');
+    assert.equal(alert.severity, 'high');
+    assert.deepEqual(alert.rule_ids, ['MICA-RPT-002']);
+    const c = await t.deps.db
+      .selectFrom('cases')
+      .selectAll()
+      .where('id', '=', overdue.id)
+      .executeTakeFirstOrThrow();
+    assert.equal(c.str_sweep_done, true);
+    assert.match((c.history as { note: string }[]).at(-1)!.note, /MICA-RPT-002/);
+
+    const second = await sweep();
+    assert.deepEqual(second.evaluated, [], 'once per case');
+  });
+
+  it('concurrent sweeps evaluate each case once', async () => {
+    const cases = [await openCase(true, 5), await openCase(true, 6), await openCase(true, 7)];
+    const runs = await Promise.all([sweep(), sweep(), sweep()]);
+    const all = runs.flatMap((r) => r.evaluated.map((e) => e.case_id)).sort();
+    assert.deepEqual(all, cases.map((c) => c.id).sort());
+    const n = await sql<{ n: number }>`
+      SELECT count(*)::int AS n FROM evaluations WHERE evaluator_id = 'system:str-sweep'`.execute(t.deps.db);
+    assert.equal(Number(n.rows[0]!.n), 2 + 3);
+  });
+
+  it('honours the client calendar: not yet due within 2 business days', async () => {
+    const c = await openCase(true, 1);
+    const r = await sweep();
+    assert.ok(!r.evaluated.some((e) => e.case_id === c.id));
+    assert.ok(r.checked >= 1);
+  });
+});

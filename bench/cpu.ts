@@ -17,6 +17,8 @@ export interface CpuSnapshot {
   machineTotal: number;
   /** CPU seconds (user + system) consumed so far. */
   server: number;
+  /** CPU seconds of each thread of the server process, by thread id (the main thread's id is the pid). */
+  serverThreads: Map<string, number>;
   postgres: number;
   loader: number;
 }
@@ -26,6 +28,10 @@ export interface CpuUse {
   machineBusyPct: number;
   /** Cores used on average (1.0 = one core fully busy). */
   serverCores: number;
+  /** Of which the main thread (the event loop serving HTTP). */
+  mainThreadCores: number;
+  /** The busiest other thread of the server (e.g. the embedded database's worker, or GC helpers). */
+  otherThreadCores: number;
   postgresCores: number;
   loaderCores: number;
   /** CPU milliseconds per answered request. */
@@ -58,6 +64,19 @@ function postgresSeconds(): number {
   return total;
 }
 
+function threadSeconds(pid: number): Map<string, number> {
+  const out = new Map<string, number>();
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      const t = procSeconds(`${pid}/task/${tid}`);
+      if (t) out.set(tid, t.s);
+    }
+  } catch {
+    /* process gone */
+  }
+  return out;
+}
+
 export function cpuSnapshot(serverPid: number, withPostgres: boolean): CpuSnapshot {
   const line = readFileSync('/proc/stat', 'utf8').split('\n')[0]!;
   const v = line.trim().split(/\s+/).slice(1, 9).map(Number);
@@ -69,17 +88,24 @@ export function cpuSnapshot(serverPid: number, withPostgres: boolean): CpuSnapsh
     machineBusy: total - idle,
     machineTotal: total,
     server: procSeconds(serverPid)?.s ?? NaN,
+    serverThreads: threadSeconds(serverPid),
     postgres: withPostgres ? postgresSeconds() : 0,
     loader: (self.user + self.system) / 1e6,
   };
 }
 
-export function cpuUse(a: CpuSnapshot, b: CpuSnapshot, requests: number): CpuUse {
+export function cpuUse(a: CpuSnapshot, b: CpuSnapshot, requests: number, serverPid: number): CpuUse {
   const wall = Number(b.at - a.at) / 1e9;
+  const threadCores = (tid: string) =>
+    ((b.serverThreads.get(tid) ?? 0) - (a.serverThreads.get(tid) ?? 0)) / wall;
+  const main = String(serverPid);
+  const others = [...b.serverThreads.keys()].filter((t) => t !== main).map(threadCores);
   const per = (s: number) => (requests > 0 ? (s * 1000) / requests : NaN);
   return {
     machineBusyPct: ((b.machineBusy - a.machineBusy) / Math.max(1, b.machineTotal - a.machineTotal)) * 100,
     serverCores: (b.server - a.server) / wall,
+    mainThreadCores: threadCores(main),
+    otherThreadCores: Math.max(0, ...others),
     postgresCores: (b.postgres - a.postgres) / wall,
     loaderCores: (b.loader - a.loader) / wall,
     serverMsPerReq: per(b.server - a.server),

@@ -90,7 +90,7 @@ export function sampleWaits(url: string, everyMs = 200): { stop: () => Promise<W
       const r = await client.query<{ w: string }>(
         `SELECT CASE WHEN state = 'active' THEN coalesce(wait_event_type || ':' || wait_event, 'running')
                      ELSE state END || ' — ' ||
-                left(regexp_replace(query, '\\s+', ' ', 'g'), 32) AS w
+                left(btrim(regexp_replace(query, '\\s+', ' ', 'g')), 32) AS w
            FROM pg_stat_activity
           WHERE datname = $1 AND pid <> pg_backend_pid() AND state <> 'idle'`,
         [BENCH_DB],

@@ -1,6 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -106,17 +105,54 @@ export async function stopAll(): Promise<void> {
   await Promise.all([...running].map((c) => stop(c, 10_000)));
 }
 
-/** A TCP port free on 127.0.0.1 right now. */
-export function freePort(): Promise<number> {
-  return new Promise((res, rej) => {
-    const srv = createServer();
-    srv.on('error', rej);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      srv.close(() => res(port));
-    });
-  });
+/** TCP ports on which the process listens, from /proc (its socket inodes matched in /proc/net/tcp*). */
+export function listeningPorts(pid: number): number[] {
+  const inodes = new Set<string>();
+  try {
+    for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+      try {
+        const m = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`));
+        if (m) inodes.add(m[1]!);
+      } catch {
+        /* fd closed meanwhile */
+      }
+    }
+  } catch {
+    return [];
+  }
+  const ports: number[] = [];
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    let text = '';
+    try {
+      text = readFileSync(table, 'utf8');
+    } catch {
+      continue;
+    }
+    for (const line of text.split('\n').slice(1)) {
+      const f = line.trim().split(/\s+/);
+      // local_address is ADDR:PORT in hex, st 0A is LISTEN, inode is the tenth field.
+      if (f[3] === '0A' && f[9] && inodes.has(f[9])) ports.push(Number.parseInt(f[1]!.split(':')[1]!, 16));
+    }
+  }
+  return ports;
+}
+
+/**
+ * Waits until the child listens and returns its port. Children are started with PORT=0 and the port
+ * is read back from /proc: picking a free port first and passing it down would race with other
+ * processes on the machine (a test suite's server could take it in between, and the bench would
+ * then load someone else's server).
+ */
+export async function waitListening(child: Child, timeoutMs = 60_000): Promise<number> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.proc.exitCode !== null || child.proc.signalCode !== null)
+      throw new Error(`${child.name} exited before it listened:\n${child.output().slice(-4000)}`);
+    const ports = listeningPorts(child.pid);
+    if (ports.length > 0) return ports[0]!;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${child.name} did not listen within ${timeoutMs} ms:\n${child.output().slice(-4000)}`);
 }
 
 /** Polls GET /healthz until it answers 200; fails early if the child exits. */

@@ -115,7 +115,8 @@ const i = (n: number | undefined): string => (n === undefined ? 'n/a' : n.toLoca
 const pct = (p: Percentiles, d = 2) =>
   `${f(p.p50, d)} / ${f(p.p90, d)} / ${f(p.p99, d)} / ${f(p.p999, d)} / ${f(p.max, d)}`;
 const cpuText = (c: CpuUse, pg: boolean) =>
-  `machine ${f(c.machineBusyPct, 0)} % busy; server ${f(c.serverCores, 2)} cores (${f(c.serverMsPerReq, 3)} ms/req)` +
+  `machine ${f(c.machineBusyPct, 0)} % busy; server ${f(c.serverCores, 2)} cores (${f(c.serverMsPerReq, 3)} ms/req;` +
+  ` main thread ${f(c.mainThreadCores, 2)}, busiest other thread ${f(c.otherThreadCores, 2)})` +
   (pg ? `; PostgreSQL ${f(c.postgresCores, 2)} cores (${f(c.postgresMsPerReq, 3)} ms/req)` : '') +
   `; load generator ${f(c.loaderCores, 2)} cores (${f(c.loaderMsPerReq, 3)} ms/req)`;
 
@@ -134,6 +135,42 @@ const cpuRatio = (r: TargetResult, base: TargetResult | undefined): number | und
   const b = totalCpuMs(r);
   return a !== undefined && b !== undefined && b > 0 ? a / b : undefined;
 };
+
+/** Display width of a cell: code points (every character used here is one column wide). */
+const width = (cell: string): number => [...cell].length;
+
+/**
+ * Pads every Markdown table to aligned columns, as the repository's formatter (Biome) writes them,
+ * so that the generated file passes `biome check` as it is. Cells never contain a `|`.
+ */
+export function alignTables(lines: string[]): string[] {
+  const out: string[] = [];
+  for (let k = 0; k < lines.length; ) {
+    if (!lines[k]!.startsWith('|')) {
+      // Prose: runs of spaces collapse to one, as the formatter would write them.
+      out.push(lines[k++]!.replace(/(\S) {2,}/g, '$1 '));
+      continue;
+    }
+    const block: string[][] = [];
+    while (k < lines.length && lines[k]!.startsWith('|'))
+      block.push(
+        lines[k++]!.slice(1, -1)
+          .split('|')
+          .map((c) => c.trim().replace(/ {2,}/g, ' ')),
+      );
+    const cols = Math.max(...block.map((r) => r.length));
+    const widths = Array.from({ length: cols }, (_, c) =>
+      Math.max(3, ...block.map((r, j) => (j === 1 ? 0 : width(r[c] ?? '')))),
+    );
+    block.forEach((r, j) => {
+      const cells = widths.map((wd, c) =>
+        j === 1 ? '-'.repeat(wd) : (r[c] ?? '') + ' '.repeat(wd - width(r[c] ?? '')),
+      );
+      out.push(`| ${cells.join(' | ')} |`);
+    });
+  }
+  return out;
+}
 
 /** Writes RESULTS.md; returns the integrity failures (non-2xx, errors, missing audit rows). */
 export function writeResults(
@@ -199,12 +236,12 @@ export function writeResults(
   );
   w(
     `- **Paced open loop** (${pacedM}; bench/paced.ts, undici Pool of ${s.pacedConnections} connections):` +
-      ' request *i* is due at start + *i*/rate whatever happened to the earlier ones (scheduled by target send time,' +
+      ' request _i_ is due at start + _i_/rate whatever happened to the earlier ones (scheduled by target send time,' +
       ' not by completion). Each latency, dispatch → last byte of the response body, is taken with' +
-      ' `process.hrtime.bigint()`; every sample is kept, so the percentiles are exact. *From schedule* measures from' +
-      ' the due time instead (includes any send lag; immune to coordinated omission). *Late* counts requests' +
+      ' `process.hrtime.bigint()`; every sample is kept, so the percentiles are exact. _From schedule_ measures from' +
+      ' the due time instead (includes any send lag; immune to coordinated omission). _Late_ counts requests' +
       ' dispatched more than 2 ms after their due time (Node timers fire with 1 ms granularity, so up to ~2 ms is' +
-      ' the resolution of the schedule); *queued* counts requests' +
+      ' the resolution of the schedule); _queued_ counts requests' +
       ' due while all pooled connections were busy. When half a second’s worth of requests is outstanding, or the' +
       ' oldest has waited 3 s, the server is not keeping up: the run stops sending (reported as overloaded) instead' +
       ' of queueing into timeouts.',
@@ -212,8 +249,8 @@ export function writeResults(
   w(
     '- **CPU**: user + system time from /proc of the server process, of every `postgres` process (PostgreSQL target' +
       ' only; includes anyone else using that server) and of the load generator, over each measured window,' +
-      ' as cores used and as CPU ms per answered request; machine busy share from /proc/stat. The *CPU-normalised' +
-      ' ratio* is baseline ÷ real CPU ms per request summed over those processes: the throughput ratio to expect' +
+      ' as cores used and as CPU ms per answered request; machine busy share from /proc/stat. The _CPU-normalised' +
+      ' ratio_ is baseline ÷ real CPU ms per request summed over those processes: the throughput ratio to expect' +
       ' on this machine with nothing else running, when CPU is the limit (it ignores waits such as commit fsyncs).',
   );
   w(
@@ -390,7 +427,7 @@ export function writeResults(
     for (const x of failures) w(`- ${x}`);
     w();
   }
-  writeFileSync(file, out.join('\n'));
+  writeFileSync(file, `${alignTables(out).join('\n').trimEnd()}\n`);
   return failures;
 }
 
@@ -398,11 +435,14 @@ export function writeResults(
 function interpret(s: Settings, m: Machine, results: TargetResult[], baseRps: number | undefined): string[] {
   const lines: string[] = [];
   const base = results.find((r) => r.name === 'baseline');
-  const busy = results.map((r) => r.loadAvgBefore ?? 0).concat(m.loadAvgEnd ?? 0);
-  if (Math.max(...busy) > m.nproc + 1)
+  const othersOf = (c: CpuUse | undefined) =>
+    c ? Math.max(0, (c.machineBusyPct / 100) * m.nproc - c.serverCores - c.postgresCores - c.loaderCores) : 0;
+  const noisiest = Math.max(...results.flatMap((r) => [othersOf(r.closedCpu), othersOf(r.pacedCpu)]));
+  if (noisiest > 0.3)
     lines.push(
-      `Other work was running on the machine (1-min load average up to ${f(Math.max(...busy), 1)} on ${m.nproc} cores):` +
-        ' the throughput and tail latencies are depressed by it and vary between runs; compare the CPU ms per request.',
+      `Other work was running on the machine (up to ~${f(noisiest, 1)} of the ${m.nproc} cores used by processes outside` +
+        ' the bench during a measured window): throughput and tail latencies are depressed by it and vary between' +
+        ' runs; the CPU ms per request and the CPU-normalised ratio much less so.',
     );
   if (base?.closed && base.paced)
     lines.push(
@@ -428,13 +468,13 @@ function interpret(s: Settings, m: Machine, results: TargetResult[], baseRps: nu
           ? `, PostgreSQL ${f(cpu.postgresCores, 2)} cores (${f(cpu.postgresMsPerReq, 3)} ms per evaluation)`
           : '') +
         `, the load generator ${f(cpu.loaderCores, 2)}, other processes ~${f(others, 1)} of the ${m.nproc} cores. ` +
-        (cpu.serverCores > 0.85
-          ? 'The server process is CPU-bound (its main thread can use one core).'
+        (cpu.mainThreadCores > 0.85 || cpu.otherThreadCores > 0.85
+          ? `One thread of the server is saturated (${cpu.mainThreadCores >= cpu.otherThreadCores ? `the main thread: ${f(cpu.mainThreadCores, 2)} cores` : `a worker thread, e.g. the embedded database's: ${f(cpu.otherThreadCores, 2)} cores; main thread ${f(cpu.mainThreadCores, 2)}`}): the server is CPU-bound on it.`
           : others > 0.5
             ? 'Other work took much of the machine, so this throughput is below what the code can do; the CPU-normalised ratio is the better estimate.'
             : cpu.machineBusyPct > 90
               ? 'The cores are shared out between server, database and load generator: the machine is the limit.'
-              : 'Neither the server nor the machine is saturated: the server waits (database round trips, locks, commits).') +
+              : 'Neither a server thread nor the machine is saturated: the server waits (database round trips, locks, commits).') +
         (topWait
           ? ` Most common database wait: ${f(topWait[1], 2)} sessions on average in “${topWait[0]}”.`
           : '');
@@ -459,9 +499,15 @@ function interpret(s: Settings, m: Machine, results: TargetResult[], baseRps: nu
       lines.push(
         `${label} at ${i(s.rate)} req/s paced: p50 ${f(p.latency.p50, 2)} ms, p99 ${f(p.latency.p99, 2)} ms,` +
           ` p99.9 ${f(p.latency.p999, 2)} ms, max ${f(p.latency.max, 2)} ms (goal p99 ≤ ${GOAL_P99_MS} ms:` +
-          ` ${p.latency.p99 <= GOAL_P99_MS ? 'met' : 'missed'}). ${i(p.late)} of ${i(p.sent)} requests left more than` +
-          ` ${p.lateMs} ms late and ${i(p.queued)} found no free connection` +
-          `${p.late + p.queued > p.sent / 100 ? ': the client did not keep its schedule, read the from-schedule row' : ''}.`,
+          ` ${p.latency.p99 <= GOAL_P99_MS ? 'met' : 'missed'}).` +
+          (p.queued > p.sent / 100
+            ? ` ${i(p.queued)} of ${i(p.sent)} requests found all ${i(p.connections)} connections busy: the server answered` +
+              ' slower than the offered rate for stretches (near saturation), and they waited in the client queue (counted in the latency).'
+            : '') +
+          (p.late > p.sent / 100
+            ? ` ${i(p.late)} left more than ${p.lateMs} ms after their due time (send lag p99 ${f(p.sendLag.p99, 2)} ms): the` +
+              ' load generator itself was short of CPU; the from-schedule row includes that lag.'
+            : ''),
       );
     if (r.audit)
       lines.push(

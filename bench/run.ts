@@ -18,7 +18,6 @@ import {
 } from './postgres.ts';
 import {
   type Child,
-  freePort,
   killAll,
   memoryOf,
   ROOT,
@@ -27,6 +26,7 @@ import {
   stop,
   stopAll,
   waitHealthy,
+  waitListening,
 } from './processes.ts';
 import { machineInfo, type Settings, type TargetResult, writeResults } from './report.ts';
 
@@ -74,15 +74,14 @@ interface Server {
 }
 
 async function startBaseline(): Promise<Server> {
-  const port = await freePort();
-  const child = startNode('baseline', 'bench/baseline-server.ts', { PORT: String(port) });
-  const origin = `http://127.0.0.1:${port}`;
+  const child = startNode('baseline', 'bench/baseline-server.ts', { PORT: '0' });
+  const origin = `http://127.0.0.1:${await waitListening(child)}`;
   await waitHealthy(child, origin);
   return { child, origin, clientId: 'demo' };
 }
 
-function realServerEnv(port: number, dataDir: string): Record<string, string> {
-  return { PORT: String(port), HOST: '127.0.0.1', MICA_DATA_DIR: dataDir, LOG_LEVEL: 'warn' };
+function realServerEnv(dataDir: string): Record<string, string> {
+  return { PORT: '0', HOST: '127.0.0.1', MICA_DATA_DIR: dataDir, LOG_LEVEL: 'warn' };
 }
 
 function profileArgs(profileDir: string | undefined): string[] {
@@ -149,14 +148,13 @@ async function operatorCommands(dataDir: string) {
 /** The real server on a fresh embedded store (PGlite); the client is made through its operator API. */
 async function startEmbedded(profileDir?: string): Promise<Server> {
   const dataDir = tempDir('mica-bench-');
-  const port = await freePort();
   const child = startNode(
     'server (embedded)',
     'src/main.ts',
-    { ...realServerEnv(port, dataDir), DATABASE_URL: '', MICA_DEMO_SEED: 'false' },
+    { ...realServerEnv(dataDir), DATABASE_URL: '', MICA_DEMO_SEED: 'false' },
     profileArgs(profileDir),
   );
-  const origin = `http://127.0.0.1:${port}`;
+  const origin = `http://127.0.0.1:${await waitListening(child)}`;
   await waitHealthy(child, origin);
   log('embedded: server healthy');
   const run = await operatorCommands(dataDir);
@@ -198,14 +196,13 @@ async function startPostgres(profileDir?: string): Promise<Server> {
   const dataDir = tempDir('mica-bench-');
   const key = await createBenchClient({ DATABASE_URL: url, MICA_DATA_DIR: dataDir, LOG_LEVEL: 'warn' });
   log('postgres: client and key made with the CLI');
-  const port = await freePort();
   const child = startNode(
     'server (postgres)',
     'src/main.ts',
-    { ...realServerEnv(port, dataDir), MICA_DEMO_SEED: 'false', DATABASE_URL: url },
+    { ...realServerEnv(dataDir), MICA_DEMO_SEED: 'false', DATABASE_URL: url },
     profileArgs(profileDir),
   );
-  const origin = `http://127.0.0.1:${port}`;
+  const origin = `http://127.0.0.1:${await waitListening(child)}`;
   await waitHealthy(child, origin);
   log('postgres: server healthy');
   return {
@@ -267,7 +264,7 @@ async function measure(name: TargetResult['name'], start: () => Promise<Server>)
     }
     const { ids: _closedIds, ...closed } = closedRun;
     result.closed = closed;
-    result.closedCpu = cpuUse(c0, c1, closed.ok + closed.non2xx);
+    result.closedCpu = cpuUse(c0, c1, closed.ok + closed.non2xx, srv.child.pid);
     const afterClosed = memoryOf(srv.child.pid);
 
     log(
@@ -292,7 +289,7 @@ async function measure(name: TargetResult['name'], start: () => Promise<Server>)
       for (const id of r.ids) ids.push(id);
     }
     result.paced = paced;
-    result.pacedCpu = cpuUse(p0, p1, paced.ok + paced.non2xx);
+    result.pacedCpu = cpuUse(p0, p1, paced.ok + paced.non2xx, srv.child.pid);
     result.warmupNon2xx = warm.non2xx + warm.errors + pacedWarm.non2xx + pacedWarm.errors;
     const afterPaced = memoryOf(srv.child.pid);
     result.memory = {
@@ -329,6 +326,8 @@ async function measure(name: TargetResult['name'], start: () => Promise<Server>)
   } catch (e) {
     result.error = e instanceof Error ? e.message : String(e);
     log(`${name}: FAILED: ${result.error}`);
+    const tail = server?.child.output().trim().slice(-3000);
+    if (tail) log(`${name}: last output of the server:\n${tail}`);
   } finally {
     if (server) {
       await stop(server.child, 5000);

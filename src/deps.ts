@@ -102,7 +102,7 @@ export async function createDeps(
     insertBatch: (records) => evaluationsRepo.insertBatch(records),
     maxBatch: config.AUDIT_MAX_BATCH,
     // PGlite has one connection; a server pipelines a few transactions.
-    maxInFlight: database.kind === 'pglite' ? 1 : 3,
+    maxInFlight: database.kind === 'pglite' ? 1 : config.AUDIT_MAX_IN_FLIGHT,
     onFlush: (size, ms) => {
       metrics.auditBatchSize.observe(size);
       metrics.auditFlushSeconds.observe(ms / 1000);

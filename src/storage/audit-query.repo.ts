@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { findRule } from '../domain/rules/catalogue.ts';
 import type { Db } from './db.ts';
 
 export interface AuditFilter {
@@ -50,7 +51,13 @@ export function createAuditQueryRepo(db: Db) {
       if (filter.to) conds.push(sql`e.evaluated_at < ${filter.to}`);
       if (filter.customer_id) conds.push(sql`e.customer_id = ${filter.customer_id}`);
       if (filter.transaction_id) conds.push(sql`e.trigger_entity_id = ${filter.transaction_id}`);
-      if (filter.rule_id) conds.push(sql`e.rule_ids @> ARRAY[${filter.rule_id}]::text[]`);
+      if (filter.rule_id) {
+        // Narrow by the trigger types that evaluate the rule (indexed), then by the rule itself.
+        const rule = findRule(filter.rule_id);
+        const triggers = [...(rule?.contexts ?? []), 'manual'];
+        conds.push(sql`e.trigger_type = ANY(${triggers}::text[])`);
+        conds.push(sql`e.rule_ids @> ARRAY[${filter.rule_id}]::text[]`);
+      }
       if (after)
         conds.push(sql`(e.evaluated_at, e.evaluation_id::text) <= (${after.at}::timestamptz, ${after.id})`);
       const rowConds = [sql`true`];

@@ -73,9 +73,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       WHERE customer_id IS NOT NULL;
     CREATE INDEX evaluations_entity_idx ON evaluations (client_id, trigger_entity_id, evaluated_at DESC)
       WHERE trigger_entity_id IS NOT NULL;
-    CREATE INDEX evaluations_rules_idx ON evaluations USING gin (rule_ids);
+    -- A rule is evaluated only in its contexts (and manual), so filtering by rule narrows by trigger
+    -- type first: a B-tree here is much cheaper to maintain than a GIN over rule_ids.
+    CREATE INDEX evaluations_trigger_idx ON evaluations (client_id, trigger_type, evaluated_at DESC);
     CREATE INDEX evaluations_chain_idx ON evaluations (client_id, chain_seq);
-    CREATE INDEX evaluations_id_idx ON evaluations (evaluation_id);
 
     CREATE TABLE audit_chain_heads (
       client_id text PRIMARY KEY,

@@ -147,7 +147,9 @@ export async function waitListening(child: Child, timeoutMs = 60_000): Promise<n
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (child.proc.exitCode !== null || child.proc.signalCode !== null)
-      throw new Error(`${child.name} exited before it listened:\n${child.output().slice(-4000)}`);
+      throw new Error(
+        `${child.name} exited (${child.proc.exitCode ?? child.proc.signalCode}) before it listened:\n${child.output().slice(-4000)}`,
+      );
     const ports = listeningPorts(child.pid);
     if (ports.length > 0) return ports[0]!;
     await new Promise((r) => setTimeout(r, 100));

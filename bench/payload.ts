@@ -14,10 +14,21 @@ const chance = (p: number): boolean => Math.random() < p;
 const RUN = Date.now().toString(36);
 let seq = 0;
 
+/**
+ * Transaction amounts are heavy-tailed, as in real flows: log-normal with a median of EUR 200, so
+ * about 14 % reach EUR 1,000 (the CDD threshold) and about 0.5 % EUR 10,000 (the reportable one).
+ * A uniform draw up to 20,000 would make half of all transactions reportable and open a case each.
+ */
+function amountEur(): number {
+  const u = 1 - Math.random();
+  const z = Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * Math.random());
+  return Math.min(Math.round(200 * Math.exp(1.5 * z) * 100) / 100, 5_000_000);
+}
+
 /** One transaction evaluation request for `clientId`, as JSON text; each call has a new transaction id. */
 export function transactionBody(clientId: string): string {
   seq++;
-  const amount = Math.round(Math.random() * 2_000_000) / 100;
+  const amount = amountEur();
   return JSON.stringify({
     client_id: clientId,
     trigger_type: 'transaction',

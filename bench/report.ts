@@ -225,7 +225,7 @@ export function writeResults(
   w(
     `- **Payload** (same for every target): a transaction evaluation of ~${Buffer.byteLength(transactionBody('demo'))} bytes;` +
       ` \`customer_id\` drawn from a pool of ${i(CUSTOMER_POOL)} ids, a unique \`trigger_entity_id\` per request,` +
-      ` \`amount_eur\` uniform in 0–20,000, the booleans and enums varied per request. Responses: ${responses}.`,
+      ` \`amount_eur\` log-normal (median EUR 200; about 14 % ≥ 1,000 and 0.5 % ≥ 10,000), the booleans and enums varied per request. Responses: ${responses}.`,
   );
   w(
     `- **Closed loop** (${closedM}; pipelining 1): each connection sends its next request as soon as the previous` +

@@ -38,7 +38,9 @@ const num = (name: string, fallback: number): number => {
 const settings: Settings = {
   durationS: num('BENCH_DURATION', 10),
   warmupS: num('BENCH_WARMUP', 3),
-  connections: Math.round(num('BENCH_CONNECTIONS', 32)),
+  // Group commit turns concurrent callers into shared transactions; an inline compliance API has
+  // many (every payment flow of every client), so the closed loop uses 128 by default.
+  connections: Math.round(num('BENCH_CONNECTIONS', 128)),
   rate: Math.round(num('BENCH_RATE', 1000)),
   pacedWarmupS: 2,
   pacedConnections: 64,

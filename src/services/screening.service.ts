@@ -1,4 +1,5 @@
 import type { Cache } from '../cache/cache.port.ts';
+import { tolerantCache } from '../cache/tolerant-cache.ts';
 import type { RuleResult } from '../domain/rules/types.ts';
 import {
   type AddressMatch,
@@ -95,22 +96,7 @@ export function createScreeningService(deps: {
     );
   }
 
-  // The cache only saves work: when it is unreachable the request is screened as a miss.
-  async function cacheGet(key: string): Promise<string | undefined> {
-    try {
-      return await deps.cache.get(key);
-    } catch (err) {
-      deps.onCacheError?.(err);
-      return undefined;
-    }
-  }
-  async function cacheSet(key: string, value: string): Promise<void> {
-    try {
-      await deps.cache.set(key, value, ttl);
-    } catch (err) {
-      deps.onCacheError?.(err);
-    }
-  }
+  const { get: cacheGet, set: cacheSet } = tolerantCache(deps.cache, ttl, deps.onCacheError);
 
   /** Vendor views of the address; a held-list hit is answered even when vendors are unavailable. */
   async function vendorParts(req: ScreeningRequest, listHit: boolean) {

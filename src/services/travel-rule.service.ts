@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Cache } from '../cache/cache.port.ts';
+import { tolerantCache } from '../cache/tolerant-cache.ts';
 import type { RuleResult } from '../domain/rules/types.ts';
 import {
   assessCompleteness,
@@ -108,22 +109,7 @@ export function createTravelRuleService(deps: {
   const now = deps.now ?? (() => new Date());
   const ttl = CACHE_TTL_SECONDS.travel_rule;
 
-  // The cache only saves work: when it is unreachable the request is validated as a miss.
-  async function cacheGet(key: string): Promise<string | undefined> {
-    try {
-      return await deps.cache.get(key);
-    } catch (err) {
-      deps.onCacheError?.(err);
-      return undefined;
-    }
-  }
-  async function cacheSet(key: string, value: string): Promise<void> {
-    try {
-      await deps.cache.set(key, value, ttl);
-    } catch (err) {
-      deps.onCacheError?.(err);
-    }
-  }
+  const { get: cacheGet, set: cacheSet } = tolerantCache(deps.cache, ttl, deps.onCacheError);
 
   return {
     /** Validates one request for the caller; returns the response as JSON text (cached or new). */

@@ -11,6 +11,22 @@ declare module 'fastify' {
   }
 }
 
+/**
+ * A lost or refused database connection (server restarting, network): the request was not
+ * recorded and can be retried, so it is a 503, not a 500. SQLSTATE classes 08 (connection
+ * exception) and 57P (operator intervention: shutdown, crash recovery), and socket errors.
+ */
+function isStoreUnavailable(err: unknown): boolean {
+  const e = err as { code?: unknown; message?: unknown };
+  const code = typeof e?.code === 'string' ? e.code : '';
+  if (/^(08|57P)/.test(code) || ['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT'].includes(code))
+    return true;
+  const msg = typeof e?.message === 'string' ? e.message : '';
+  return /Connection terminated|connection (?:is )?closed|Client has encountered a connection error|embedded database stopped/i.test(
+    msg,
+  );
+}
+
 /** Maps anything thrown to an AppError; internals (stack, SQL) never reach the caller. */
 export function toAppError(err: unknown): AppError {
   if (err instanceof AppError) return err;
@@ -35,6 +51,15 @@ export function toAppError(err: unknown): AppError {
     case 'FST_ERR_CTP_INVALID_TYPE':
       return new AppError('INVALID_REQUEST', 'Request body must be JSON', { field: 'body' });
   }
+  if (isStoreUnavailable(err))
+    return new AppError(
+      'SERVICE_UNAVAILABLE',
+      'Storage is unavailable; nothing was recorded, retry later',
+      undefined,
+      {
+        'retry-after': '5',
+      },
+    );
   const status = typeof fe.statusCode === 'number' ? fe.statusCode : 500;
   if (status === 413) return new AppError('PAYLOAD_TOO_LARGE', 'Request body exceeds the 1 MiB limit');
   if (status >= 400 && status < 500) return new AppError('INVALID_REQUEST', 'Invalid request');

@@ -73,6 +73,8 @@ export function renderError(err: AppError, format: ErrorFormat): Record<string, 
     const details: Record<string, unknown> = { ...rest };
     if (err.code === 'INVALID_REQUEST')
       details.errors = errors ?? (reason ? [`${_f ?? 'body'}: ${reason}`] : []);
+    // The flat RATE_LIMIT details are exactly limit, remaining, reset_at (the spec's table).
+    if (err.code === 'RATE_LIMITED') delete details.retry_after;
     return { error: err.message, type: ERROR_CODES[err.code].flat, details, statusCode: err.status };
   }
   const code = format === 'webhook' ? ERROR_CODES[err.code].webhook : err.code;

@@ -20,13 +20,13 @@ import {
 import { createClientsService } from './services/clients.service.ts';
 import { type CommandDeps, runCommand } from './services/commands.ts';
 import { createEvaluationService } from './services/evaluation.service.ts';
-import { createDbWindowStore, createMemoryWindowStore } from './services/window-store.ts';
 import { createKeysService } from './services/keys.service.ts';
 import { createRateLimitService } from './services/rate-limit.service.ts';
 import { createSanctionsListsService } from './services/sanctions-lists.service.ts';
 import { createScreeningService } from './services/screening.service.ts';
 import { startStreamCommand } from './services/stream-commands.ts';
 import { createTravelRuleService } from './services/travel-rule.service.ts';
+import { createDbWindowStore, createMemoryWindowStore } from './services/window-store.ts';
 import { createAuditQueryRepo } from './storage/audit-query.repo.ts';
 import { createAuditWriter } from './storage/audit-writer.ts';
 import { createCaspDirectoryRepo } from './storage/casp-directory.repo.ts';

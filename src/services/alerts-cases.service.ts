@@ -4,6 +4,7 @@ import { caseDueAt, clientCalendar } from '../domain/cases/due-dates.ts';
 import { type ItemKind, isFinalStatus, statusesOf, transition } from '../domain/cases/state-machines.ts';
 import { AppError } from '../errors.ts';
 import type { After, AlertsCasesRepo, CaseRow, ListFilter } from '../storage/alerts-cases.repo.ts';
+import { isStorable, truncate } from '../storage/storable.ts';
 import { alertView, caseView, decodeCursor, encodeCursor, iso, refusal, UUID } from './alerts-cases.views.ts';
 import type { ClientContext } from './evaluation.service.ts';
 import type { Principal } from './keys.service.ts';
@@ -31,6 +32,17 @@ export interface TransitionBody {
 }
 
 const notFound = (what: string, id: string) => new AppError('NOT_FOUND', `${what} ${id} not found`);
+
+/** A text the database could not store (NUL, unpaired surrogate) is the caller's 400, not our 500. */
+function checkStorable(field: string, value: string | null | undefined): void {
+  if (value === null || value === undefined || isStorable(value)) return;
+  const reason = 'Must not contain NUL characters or unpaired surrogates';
+  throw new AppError('INVALID_REQUEST', `Invalid request: ${field}: ${reason}`, {
+    field,
+    reason,
+    errors: [`${field}: ${reason}`],
+  });
+}
 
 /** The alerts and cases API (CONTRACT §5, §9): listings, details, transitions, assignment; tenant-scoped. */
 export function createAlertsCasesService(deps: {
@@ -80,6 +92,7 @@ export function createAlertsCasesService(deps: {
 
     /** Moves an alert; `escalated` opens a case, or joins the caller's `case_id`. */
     async transitionAlert(p: Principal, id: string, body: TransitionBody, actor: string) {
+      checkStorable('note', body.note);
       if (!UUID.test(id)) throw notFound('Alert', id);
       const ctx = await deps.clientContext(p.clientId);
       const at = now();
@@ -118,7 +131,7 @@ export function createAlertsCasesService(deps: {
           const [opened] = await s.openCase({
             id: randomUUID(),
             client_id: p.clientId,
-            reason: `Escalated from alert ${alert.id}${body.note ? `: ${body.note}` : ''}`.slice(0, 500),
+            reason: truncate(`Escalated from alert ${alert.id}${body.note ? `: ${body.note}` : ''}`, 500),
             is_str: alert.rule_ids.includes(STR_RULE),
             rule_ids: alert.rule_ids,
             evaluation_id: alert.evaluation_id,
@@ -140,6 +153,7 @@ export function createAlertsCasesService(deps: {
     },
 
     async listCases(p: Principal, q: ListQuery) {
+      checkStorable('assignee', q.assignee);
       const at = now();
       const after = q.cursor === undefined ? undefined : decodeCursor(q.cursor);
       const limit = q.limit ?? 50;
@@ -160,6 +174,7 @@ export function createAlertsCasesService(deps: {
     },
 
     async transitionCase(p: Principal, idOrNumber: string, body: TransitionBody, actor: string) {
+      checkStorable('note', body.note);
       const found = await findCase(p.clientId, idOrNumber);
       if (!found) throw notFound('Case', idOrNumber);
       if (body.case_id !== undefined)
@@ -187,6 +202,7 @@ export function createAlertsCasesService(deps: {
 
     /** Assigns a case to one of the client's compliance officers; recorded in its history. */
     async assignCase(p: Principal, idOrNumber: string, officer: string, actor: string) {
+      checkStorable('officer', officer);
       const found = await findCase(p.clientId, idOrNumber);
       if (!found) throw notFound('Case', idOrNumber);
       const at = now();

@@ -6,6 +6,7 @@ import { type NormalisedWebhook, normaliseWebhook, opensCase } from '../domain/w
 import { type VerifyFailure, verifySignature } from '../domain/webhooks/signature.ts';
 import { AppError, validationError } from '../errors.ts';
 import type { NewAlert, NewCase } from '../storage/follow-ups.repo.ts';
+import { isStorable, truncate } from '../storage/storable.ts';
 import {
   type IntakeStatements,
   isUniqueViolation,
@@ -106,7 +107,7 @@ export function createWebhookIntakeService(deps: {
     return {
       id: randomUUID(),
       client_id: clientId,
-      reason: reason.slice(0, REASON_MAX),
+      reason: truncate(reason, REASON_MAX),
       is_str: false,
       rule_ids: [],
       evaluation_id: null,
@@ -232,6 +233,8 @@ export function createWebhookIntakeService(deps: {
       const body = req.body;
       const normalised = normaliseWebhook(kind, body);
       if (!normalised.ok) throw validationError(normalised.errors);
+      if (!isStorable(body))
+        throw validationError(['body: Must not contain NUL characters or unpaired surrogates']);
       const ctx = await deps.clientContext(clientId);
       if (!ctx) throw new AppError('INTERNAL_ERROR', `registered client ${clientId} has no settings`);
       const cal = clientCalendar({

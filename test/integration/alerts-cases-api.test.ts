@@ -325,6 +325,10 @@ describe('alerts and cases API', () => {
     const missing = await as(acme).post(`/api/cases/${id}/transition`, { to: 'closed' });
     assert.equal(missing.statusCode, 400);
     assert.equal(missing.json().error.details.field, 'resolution');
+    const nul = await as(acme).post(`/api/cases/${id}/transition`, { to: 'investigating', note: 'a\u0000b' });
+    assert.equal(nul.statusCode, 400, 'a note the database cannot store');
+    assert.equal((await as(acme).get('/api/cases?assignee=%00')).statusCode, 400);
+    assert.equal((await as(acme).post(`/api/cases/${id}/assign`, { officer: '\ud800' })).statusCode, 400);
     const filed = await as(acme).post(`/api/cases/${id}/transition`, {
       to: 'closed',
       resolution: 'str_filed',

@@ -128,6 +128,9 @@ describe('webhook intake', () => {
       ['screening', { id: 'd-2', event: 'screening.hit', data: { hit_id: 'h', severity: 'extreme' } }],
       ['txmon-b', { event: 'alert.created', data: { alert_id: 'a' } }],
       ['txmon-a', '{"a":'.repeat(70) + '1' + '}'.repeat(70)],
+      // Text PostgreSQL cannot store: NUL and an unpaired surrogate, escaped in valid JSON.
+      ['txmon-a', '{"id":"n-1","event":"alert.created","data":{"alert_id":"a\\u0000b"}}'],
+      ['txmon-a', '{"id":"n-2","event":"alert.created","data":{"alert_id":"a","reason":"\\ud800"}}'],
     ];
     for (const [kind, body] of bad) {
       const res = await deliver(kind, body);
@@ -236,6 +239,18 @@ describe('webhook intake', () => {
     assert.equal(res.json().case_id, null, 'an update is not a hit: medium opens no case');
     const lateCreation = vendorBody('screening', { objectId: update.data.hit_id });
     assert.equal((await deliver('screening', lateCreation)).statusCode, 409);
+  });
+
+  it('a long vendor reason is cut for the case without splitting a character', async () => {
+    const reason = `x${'🚨'.repeat(600)}`;
+    const res = await deliver('screening', vendorBody('screening', { data: { reason } }));
+    assert.equal(res.statusCode, 200, res.body);
+    const c = await t.deps.db
+      .selectFrom('cases')
+      .select('reason')
+      .where('id', '=', res.json().case_id)
+      .executeTakeFirstOrThrow();
+    assert.ok(c.reason.endsWith('🚨') && Array.from(c.reason).length === 500);
   });
 
   it('due dates follow the client calendar (time zone and holiday country)', async () => {

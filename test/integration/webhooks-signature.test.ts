@@ -219,7 +219,10 @@ describe('webhook signatures', () => {
               alert_id: fc.oneof(fc.string(), fc.integer()),
               severity: fc.oneof(fc.constantFrom('low', 'high', 'critical'), fc.string()),
               risk_score: fc.oneof(fc.double(), fc.integer({ min: -10, max: 200 })),
-              customer_id: fc.string(),
+              // Any UTF-16 code unit: NUL and lone surrogates included.
+              customer_id: fc.string({
+                unit: fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c)),
+              }),
             },
             { requiredKeys: [] },
           ),

@@ -1,20 +1,26 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
-import { describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import {
   createSecretBox,
   lazySecretBox,
   parseMasterKey,
   SecretKeyError,
 } from '../../../src/services/secret-box.ts';
-import { openDatabase } from '../../../src/storage/db.ts';
+import { type DatabaseHandle, openDatabase } from '../../../src/storage/db.ts';
 import { migrateToLatest } from '../../../src/storage/migrations/index.ts';
 import { tempDataDir } from '../../helpers/server-process.ts';
 
 describe('secret box (webhook secrets at rest)', () => {
   const key = randomBytes(32);
   const box = createSecretBox(key);
+  let handle: DatabaseHandle;
+  before(async () => {
+    handle = await openDatabase({ dataDir: 'memory://' });
+    await migrateToLatest(handle.db);
+  });
+  after(() => handle.close());
 
   it('seals with AES-256-GCM: round trip, random IV, bound to its row', () => {
     const a = box.seal('vendor secret ✓', 'whr_1');
@@ -53,25 +59,20 @@ describe('secret box (webhook secrets at rest)', () => {
 
   it('embedded, no key configured: one key file, 0600, made once and reused', async () => {
     const dir = tempDataDir();
-    const db = (await openDatabase({ dataDir: 'memory://' })).db;
-    const first = await lazySecretBox({ storage: 'pglite', dataDir: dir, db })();
+    const first = await lazySecretBox({ storage: 'pglite', dataDir: dir, db: handle.db })();
     const text = readFileSync(`${dir}/secret.key`, 'utf8');
     assert.equal(statSync(`${dir}/secret.key`).mode & 0o777, 0o600);
-    const second = await lazySecretBox({ storage: 'pglite', dataDir: dir, db })();
+    const second = await lazySecretBox({ storage: 'pglite', dataDir: dir, db: handle.db })();
     assert.equal(second.keyId, first.keyId);
     assert.equal(readFileSync(`${dir}/secret.key`, 'utf8'), text);
-    await db.destroy();
   });
 
   it('PostgreSQL, no key configured: one row of service_settings shared by every instance', async () => {
-    const handle = await openDatabase({ dataDir: 'memory://' });
-    await migrateToLatest(handle.db);
     const opts = { storage: 'postgres' as const, dataDir: tempDataDir(), db: handle.db };
     const [a, b] = await Promise.all([lazySecretBox(opts)(), lazySecretBox(opts)()]);
     assert.equal(a.keyId, b.keyId);
     assert.equal(b.open(a.seal('x', 'r'), 'r'), 'x');
     const configured = await lazySecretBox({ ...opts, configuredKey: key.toString('hex') })();
     assert.equal(configured.keyId, box.keyId, 'MICA_SECRET_KEY wins');
-    await handle.close();
   });
 });

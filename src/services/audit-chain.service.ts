@@ -159,7 +159,7 @@ export function createAuditChainService(deps: {
             SELECT max(chain_seq) AS seq, (array_agg(row_hash ORDER BY chain_seq DESC))[1] AS hash, count(*)::int AS n
               FROM evaluations WHERE client_id = ${clientId} AND evaluated_at < ${cutoff}`.execute(trx);
           const r = last.rows[0];
-          if (!r || !r.seq || Number(r.n) === 0) return;
+          if (!r?.seq || Number(r.n) === 0) return;
           await sql`INSERT INTO audit_retention_marks (client_id, seq, hash, removed_before)
                     VALUES (${clientId}, ${Number(r.seq)}, ${r.hash}, ${cutoff})`.execute(trx);
           await sql`SELECT set_config('mica.maintenance', 'retention', true)`.execute(trx);

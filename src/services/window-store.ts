@@ -31,7 +31,9 @@ const KEEP_MS = 366 * 86_400_000;
  * for a store that this process alone writes (the embedded store admits one process), where it
  * takes the per-request read off the single database connection.
  */
-export function createMemoryWindowStore(deps: { load: (since: Date) => Promise<WindowTransaction[]> }): WindowStore {
+export function createMemoryWindowStore(deps: {
+  load: (since: Date) => Promise<WindowTransaction[]>;
+}): WindowStore {
   const byCustomer = new Map<string, Map<string, { amount: number; at: number; blocked: boolean }>>();
   const customerOfTx = new Map<string, string>();
   let loading: Promise<void> | undefined;

@@ -212,8 +212,14 @@ describe('metrics', () => {
     });
     const res = await t.app.inject({ method: 'GET', url: '/metrics' });
     assert.equal(res.statusCode, 200);
-    assert.match(res.body, /mica_http_requests_total\{method="POST",route="\/api\/mica\/evaluate",status="200"\} 1/);
-    assert.match(res.body, /mica_rule_evaluations_total\{rule_id="MICA-CDD-001",result="block",triggered="true"\} 1/);
+    assert.match(
+      res.body,
+      /mica_http_requests_total\{method="POST",route="\/api\/mica\/evaluate",status="200"\} 1/,
+    );
+    assert.match(
+      res.body,
+      /mica_rule_evaluations_total\{rule_id="MICA-CDD-001",result="block",triggered="true"\} 1/,
+    );
     assert.match(res.body, /mica_audit_batch_size_count 1/);
     assert.match(res.body, /mica_http_request_duration_seconds_bucket/);
   });

@@ -8,7 +8,8 @@ import { TEST_REDIS_URL } from '../../helpers/harness.ts';
 
 const adapters: Array<[string, () => Cache]> = [['memory', () => createMemoryCache()]];
 const redisUrl = TEST_REDIS_URL;
-if (redisUrl) adapters.push(['redis', () => createRedisCache(redisUrl, { namespace: `test:${randomUUID()}:` })]);
+if (redisUrl)
+  adapters.push(['redis', () => createRedisCache(redisUrl, { namespace: `test:${randomUUID()}:` })]);
 
 for (const [name, make] of adapters) {
   describe(`cache port: ${name}`, () => {

@@ -50,6 +50,8 @@ const EnvSchema = Type.Object({
   WEBHOOK_RATE_LIMIT_PER_KIND_PER_MINUTE: Type.Integer({ minimum: 1, default: 500 }),
   /** When the server runs the STR sweep (cron pattern; 'off' to leave it to `mica jobs run str-sweep`). */
   STR_SWEEP_CRON: Type.String({ minLength: 1, default: '*/15 * * * *' }),
+  /** Daily audit care: partitions ahead, retention, chain checkpoints ('off' disables it). */
+  AUDIT_MAINTENANCE_CRON: Type.String({ minLength: 1, default: '17 2 * * *' }),
 });
 
 export type Config = Readonly<

@@ -1,6 +1,5 @@
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
-import { createJobs } from './jobs/jobs.ts';
 import { createStrSweep } from './jobs/str-sweep.ts';
 import { createAlertsCasesService } from './services/alerts-cases.service.ts';
 import type { ClientContext, EvaluationService } from './services/evaluation.service.ts';
@@ -58,14 +57,12 @@ export function createCaseDeps(d: {
     repo: createAlertsCasesRepo(db),
     clientContext: d.clientContext,
   });
-  const jobs = createJobs({
-    'str-sweep': createStrSweep({
-      repo: createStrSweepRepo(db),
-      clientContext: d.clientContext,
-      evaluation: d.evaluation,
-      environment: config.MICA_ENVIRONMENT,
-      onError: (err, caseId) => d.logger?.error({ err, case_id: caseId }, 'STR sweep: evaluation failed'),
-    }),
+  const strSweep = createStrSweep({
+    repo: createStrSweepRepo(db),
+    clientContext: d.clientContext,
+    evaluation: d.evaluation,
+    environment: config.MICA_ENVIRONMENT,
+    onError: (err, caseId) => d.logger?.error({ err, case_id: caseId }, 'STR sweep: evaluation failed'),
   });
-  return { webhookRegistrations, webhookIntake, alertsCases, jobs };
+  return { webhookRegistrations, webhookIntake, alertsCases, strSweep };
 }

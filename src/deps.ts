@@ -6,6 +6,8 @@ import { createRedisCache } from './cache/redis.cache.ts';
 import type { Config } from './config.ts';
 import { createCaseDeps } from './deps-cases.ts';
 import { AppError } from './errors.ts';
+import { createAuditMaintenance } from './jobs/audit-maintenance.ts';
+import { createJobs } from './jobs/jobs.ts';
 import { createMetrics } from './observability/metrics.ts';
 import { createAuditService } from './services/audit.service.ts';
 import { createAuditChainService } from './services/audit-chain.service.ts';
@@ -178,6 +180,10 @@ export async function createDeps(
     evaluation,
     logger: opts.logger,
   });
+  const jobs = createJobs({
+    'str-sweep': caseDeps.strSweep,
+    'audit-maintenance': createAuditMaintenance({ db, auditChain, retentionYearsOf }),
+  });
   const commandDeps: CommandDeps = {
     migrate: () => migrateToLatest(db),
     clients,
@@ -185,7 +191,7 @@ export async function createDeps(
     casps,
     lists,
     webhooks: caseDeps.webhookRegistrations,
-    jobs: caseDeps.jobs,
+    jobs,
     auditChain,
   };
   // The operator token of this process: configured, or made at start for the CLI to find.
@@ -216,6 +222,7 @@ export async function createDeps(
     vendors,
     screening,
     ...caseDeps,
+    jobs,
     operatorToken: () => operatorToken,
     commands: (name: string, args: unknown, actor: string) => runCommand(commandDeps, name, args, actor),
     readinessChecks: {

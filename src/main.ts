@@ -24,6 +24,7 @@ async function main(): Promise<void> {
   logger.info({ address, storage: config.storage, environment: config.MICA_ENVIRONMENT }, 'listening');
   // Every instance may run it: a case is claimed by one of them only (jobs/str-sweep.ts).
   const strSweep = schedule('str-sweep', config.STR_SWEEP_CRON, deps.jobs, logger);
+  const auditMaintenance = schedule('audit-maintenance', config.AUDIT_MAINTENANCE_CRON, deps.jobs, logger);
   if (demo) {
     // Printed once, on the first start of an empty store: the key is never shown again.
     process.stdout.write(
@@ -42,6 +43,7 @@ async function main(): Promise<void> {
     force.unref();
     try {
       await strSweep.stop();
+      await auditMaintenance.stop();
       await app.close();
       await deps.close();
     } finally {

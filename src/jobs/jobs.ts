@@ -6,7 +6,7 @@ export interface Job {
   run(): Promise<unknown>;
 }
 
-export const JOB_NAMES = ['str-sweep'] as const;
+export const JOB_NAMES = ['str-sweep', 'audit-maintenance'] as const;
 export type JobName = (typeof JOB_NAMES)[number];
 
 /** The named jobs of the service. */

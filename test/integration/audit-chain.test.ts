@@ -184,3 +184,31 @@ describe('retention', () => {
     assert.ok(logged.some((e) => e.action === 'audit.retention'));
   });
 });
+
+describe('audit maintenance job', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await startTestApp();
+  });
+  after(() => t.close());
+
+  it('runs on demand: partitions ahead, retention, a checkpoint per client with rows', async () => {
+    const c = await clientWithKey(t, 'acme');
+    await t.app.inject({
+      method: 'POST',
+      url: '/api/mica/evaluate',
+      headers: c.auth,
+      payload: { client_id: 'acme', trigger_type: 'periodic', data: {} },
+    });
+    const report = (await t.deps.jobs.run('audit-maintenance')) as {
+      partitions_created: string[];
+      retention: { removed: unknown[] };
+      checkpoints: number;
+    };
+    assert.equal(report.checkpoints, 1);
+    assert.deepEqual(report.retention.removed, []);
+    const cps = await t.deps.auditChain.checkpoints('acme');
+    assert.equal(cps.at(-1)?.seq, 1);
+    await assert.rejects(t.deps.jobs.run('nope'), /unknown job/);
+  });
+});

@@ -85,14 +85,20 @@ type Heads = Map<string, { seq: number; hash: Buffer }>;
  * client take turns per batch.
  */
 async function lockHeads(trx: Db, clients: string[]): Promise<Heads> {
-  const rows = await sql<{ client_id: string; seq: string | number; head: Uint8Array }>`
-    SELECT client_id, seq, head FROM audit_chain_heads
-     WHERE client_id = ANY(${clients}::text[]) ORDER BY client_id FOR UPDATE`.execute(trx);
-  const heads: Heads = new Map(
-    rows.rows.map((h) => [h.client_id, { seq: Number(h.seq), hash: Buffer.from(h.head) }]),
-  );
-  for (const c of clients) if (!heads.has(c)) heads.set(c, { seq: 0, hash: GENESIS });
-  return heads;
+  const select = () =>
+    sql<{ client_id: string; seq: string | number; head: Uint8Array }>`
+      SELECT client_id, seq, head FROM audit_chain_heads
+       WHERE client_id = ANY(${clients}::text[]) ORDER BY client_id FOR UPDATE`.execute(trx);
+  let rows = (await select()).rows;
+  if (rows.length < clients.length) {
+    // A client's first batch creates its head row; a concurrent first batch waits on that insert
+    // and then locks the same row, so two batches can never both start from the genesis.
+    await sql`INSERT INTO audit_chain_heads (client_id, seq, head)
+              SELECT c, 0, ${GENESIS} FROM unnest(${clients}::text[]) AS c ORDER BY c
+              ON CONFLICT (client_id) DO NOTHING`.execute(trx);
+    rows = (await select()).rows;
+  }
+  return new Map(rows.map((h) => [h.client_id, { seq: Number(h.seq), hash: Buffer.from(h.head) }]));
 }
 
 /** Links every record to its predecessor in its client's chain; returns the links and new heads. */

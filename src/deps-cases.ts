@@ -14,7 +14,7 @@ import { createStrSweepRepo } from './storage/str-sweep.repo.ts';
 import { createWebhookIntakeRepo } from './storage/webhook-intake.repo.ts';
 import { createWebhookRegistrationsRepo } from './storage/webhook-registrations.repo.ts';
 
-/** Wires webhook registrations and intake, the alerts and cases API, and the jobs (part of deps.ts). */
+/** Wires webhook registrations and intake, the alerts and cases API, and the STR sweep (part of deps.ts). */
 export function createCaseDeps(d: {
   config: Config;
   db: Db;

@@ -25,6 +25,20 @@ export interface ListFilter {
 }
 
 /** The SQL form of the domain's isOverdue: strictly past due and not final. */
+/** The filters both listings share (status, overdue, keyset position), as SQL conditions. */
+function sharedConditions(f: ListFilter, after: After | undefined) {
+  const conds = [];
+  if (f.status !== undefined) conds.push(sql<boolean>`status = ${f.status}`);
+  if (f.overdue !== undefined)
+    conds.push(
+      f.overdue
+        ? overdueSql(f.now, f.finalStatuses)
+        : sql<boolean>`NOT ${overdueSql(f.now, f.finalStatuses)}`,
+    );
+  if (after) conds.push(sql<boolean>`(due_at, id) > (${after.dueAt}::timestamptz, ${after.id}::uuid)`);
+  return conds;
+}
+
 function overdueSql(now: Date, finalStatuses: string[]) {
   return sql<boolean>`(due_at < ${now.toISOString()}::timestamptz AND status NOT IN (${sql.join(finalStatuses)}))`;
 }
@@ -117,15 +131,8 @@ export function createAlertsCasesRepo(db: Db) {
       limit: number,
     ): Promise<AlertRow[]> {
       let q = db.selectFrom('alerts').selectAll().where('client_id', '=', clientId);
-      if (f.status !== undefined) q = q.where('status', '=', f.status);
       if (f.severity !== undefined) q = q.where('severity', '=', f.severity);
-      if (f.overdue !== undefined)
-        q = q.where(
-          f.overdue
-            ? overdueSql(f.now, f.finalStatuses)
-            : sql<boolean>`NOT ${overdueSql(f.now, f.finalStatuses)}`,
-        );
-      if (after) q = q.where(sql<boolean>`(due_at, id) > (${after.dueAt}::timestamptz, ${after.id}::uuid)`);
+      for (const c of sharedConditions(f, after)) q = q.where(c);
       return q.orderBy('due_at').orderBy('id').limit(limit).execute();
     },
 
@@ -136,15 +143,8 @@ export function createAlertsCasesRepo(db: Db) {
       limit: number,
     ): Promise<CaseRow[]> {
       let q = db.selectFrom('cases').selectAll().where('client_id', '=', clientId);
-      if (f.status !== undefined) q = q.where('status', '=', f.status);
       if (f.assignee !== undefined) q = q.where('assignee', '=', f.assignee);
-      if (f.overdue !== undefined)
-        q = q.where(
-          f.overdue
-            ? overdueSql(f.now, f.finalStatuses)
-            : sql<boolean>`NOT ${overdueSql(f.now, f.finalStatuses)}`,
-        );
-      if (after) q = q.where(sql<boolean>`(due_at, id) > (${after.dueAt}::timestamptz, ${after.id}::uuid)`);
+      for (const c of sharedConditions(f, after)) q = q.where(c);
       return q.orderBy('due_at').orderBy('id').limit(limit).execute();
     },
 

@@ -39,5 +39,14 @@ export async function openDatabase(opts: {
   const client = new PGliteWorkerClient(dir === 'memory://' ? undefined : dir);
   await client.ready();
   const db = new Kysely<Database>({ dialect: embeddedDialect(client) });
-  return { db, kind: 'pglite', maxConcurrency: 1, close: () => db.destroy() };
+  // Kysely tears down only a driver it has used, so the engine's thread is stopped here as well.
+  return {
+    db,
+    kind: 'pglite',
+    maxConcurrency: 1,
+    close: async () => {
+      await db.destroy();
+      await client.close();
+    },
+  };
 }

@@ -85,12 +85,15 @@ export class PGliteWorkerClient {
     });
   }
 
+  /** Stops the engine and its thread; safe to call more than once. */
   async close(): Promise<void> {
     if (this.#failed) return;
+    this.#failed = new Error('embedded database stopped');
     const id = this.#next++;
     await new Promise<void>((resolve) => {
       this.#pending.set(id, { resolve: () => resolve(), reject: () => resolve() });
       this.#worker.postMessage({ type: 'close', id });
+      setTimeout(resolve, 5000).unref();
     });
     await this.#worker.terminate();
   }

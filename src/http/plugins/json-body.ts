@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import secureJson from 'secure-json-parse';
 import { AppError } from '../../errors.ts';
+import { isStorable } from '../../storage/storable.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -41,14 +42,23 @@ export function parseJsonBody(body: Buffer): unknown {
       field: 'body',
       reason: 'Nested too deeply',
     });
+  let value: unknown;
   try {
-    return secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' });
+    value = secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' });
   } catch {
     throw new AppError('INVALID_REQUEST', 'Request body is not valid JSON', {
       field: 'body',
       reason: 'Malformed JSON',
     });
   }
+  // Only a \u escape can put a NUL or a lone surrogate in parsed JSON (raw bytes cannot), so the
+  // walk runs only for bodies that have one.
+  if (text.includes('\\u') && !isStorable(value))
+    throw new AppError('INVALID_REQUEST', 'Request body contains a NUL character or an unpaired surrogate', {
+      field: 'body',
+      reason: 'Contains characters that cannot be stored',
+    });
+  return value;
 }
 
 /**

@@ -134,9 +134,17 @@ describe('evaluation errors (nested format, CONTRACT §3)', () => {
   });
 
   it('text the database cannot store (NUL, unpaired surrogate) is a 400, not a 500', async () => {
-    await expect400('{"client_id":"acme","trigger_type":"transaction","data":{"customer_id":"a\\u0000b"}}', 'body');
-    await expect400('{"client_id":"acme","trigger_type":"transaction","data":{"customer_id":"\\ud800"}}', 'body');
-    const ok = await send('{"client_id":"acme","trigger_type":"transaction","data":{"customer_id":"\\ud83d\\ude00 \\\\u0000"}}');
+    await expect400(
+      '{"client_id":"acme","trigger_type":"transaction","data":{"customer_id":"a\\u0000b"}}',
+      'body',
+    );
+    await expect400(
+      '{"client_id":"acme","trigger_type":"transaction","data":{"customer_id":"\\ud800"}}',
+      'body',
+    );
+    const ok = await send(
+      '{"client_id":"acme","trigger_type":"transaction","data":{"customer_id":"\\ud83d\\ude00 \\\\u0000"}}',
+    );
     assert.equal(ok.statusCode, 200, ok.body);
   });
 

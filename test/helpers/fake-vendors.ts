@@ -1,8 +1,10 @@
+import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { TestApp } from './harness.ts';
 import { clientWithKey, startTestApp } from './harness.ts';
-import { uniqueClient } from './screening.ts';
+import { type Screening, screenGet, uniqueClient } from './screening.ts';
 
 /** How a fake vendor behaves: answer, fail in one of the ways a real one does, or hang. */
 export type VendorMode =
@@ -168,4 +170,35 @@ export async function breakerStatus(v: VendorApp) {
     string,
     { state: string; failures: number; successes: number; last_failure: string | null }
   >;
+}
+
+/** Screens an address by GET and expects a 200; returns the screening. */
+export async function screenOk(
+  t: TestApp,
+  auth: Record<string, string>,
+  address: string,
+  chain = 'ethereum',
+): Promise<Screening> {
+  const res = await screenGet(t, auth, address, chain);
+  assert.equal(res.statusCode, 200, res.body);
+  return res.json() as Screening;
+}
+
+/** Screens an EVM address by GET and expects the flat 503 VENDOR of a failed or open vendor. */
+export async function expectVendorError(
+  t: TestApp,
+  auth: Record<string, string>,
+  address: string,
+  vendor: string,
+  state: string,
+  retryAfterS: number,
+): Promise<FlatBody> {
+  const res = await screenGet(t, auth, address, 'ethereum');
+  assert.equal(res.statusCode, 503, res.body);
+  const body = res.json() as FlatBody;
+  assert.equal(body.type, 'VENDOR');
+  assert.equal(body.statusCode, 503);
+  assert.deepEqual(body.details, { vendor, breaker_state: state, retry_after: retryAfterS });
+  assert.equal(res.headers['retry-after'], String(retryAfterS));
+  return body;
 }

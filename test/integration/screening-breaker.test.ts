@@ -2,9 +2,11 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import {
   breakerStatus,
+  expectVendorError,
   type FakeVendor,
   type FlatBody,
   freshEvm,
+  screenOk,
   startFakeVendor,
   startVendorApp,
   type VendorApp,
@@ -34,24 +36,12 @@ describe('vendor circuit breakers over real HTTP (fake vendors on 127.0.0.1)', (
   beforeEach(() => v.reset());
 
   const calls = () => v.calls();
-  async function ok(address: string, chain = 'ethereum'): Promise<Screening> {
-    const res = await screenGet(t, auth, address, chain);
-    assert.equal(res.statusCode, 200, res.body);
-    return res.json() as Screening;
-  }
+  const ok = (address: string, chain = 'ethereum') => screenOk(t, auth, address, chain);
 
   const status = () => breakerStatus(v);
 
-  async function vendorError(address: string, vendor: string, state: string) {
-    const res = await screenGet(t, auth, address, 'ethereum');
-    assert.equal(res.statusCode, 503, res.body);
-    const body = res.json() as FlatBody;
-    assert.equal(body.type, 'VENDOR');
-    assert.equal(body.statusCode, 503);
-    assert.deepEqual(body.details, { vendor, breaker_state: state, retry_after: RECOVERY_MS / 1000 });
-    assert.equal(res.headers['retry-after'], String(RECOVERY_MS / 1000));
-    return body;
-  }
+  const vendorError = (address: string, vendor: string, state: string) =>
+    expectVendorError(t, auth, address, vendor, state, RECOVERY_MS / 1000);
 
   const cachedAddress = freshEvm();
 

@@ -3,9 +3,10 @@ import { readFileSync } from 'node:fs';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import {
   breakerStatus,
+  expectVendorError,
   type FakeVendor,
-  type FlatBody,
   freshEvm,
+  screenOk,
   startVendorApp,
   type VendorApp,
 } from '../helpers/fake-vendors.ts';
@@ -30,24 +31,12 @@ describe('wallet screening through the three vendors: mapping and cache', () => 
   beforeEach(() => v.reset());
 
   const calls = () => v.calls();
-  async function ok(address: string, chain = 'ethereum'): Promise<Screening> {
-    const res = await screenGet(t, auth, address, chain);
-    assert.equal(res.statusCode, 200, res.body);
-    return res.json() as Screening;
-  }
+  const ok = (address: string, chain = 'ethereum') => screenOk(t, auth, address, chain);
 
   const status = () => breakerStatus(v);
 
-  async function vendorError(address: string, vendor: string, state: string) {
-    const res = await screenGet(t, auth, address, 'ethereum');
-    assert.equal(res.statusCode, 503, res.body);
-    const body = res.json() as FlatBody;
-    assert.equal(body.type, 'VENDOR');
-    assert.equal(body.statusCode, 503);
-    assert.deepEqual(body.details, { vendor, breaker_state: state, retry_after: 1 });
-    assert.equal(res.headers['retry-after'], '1');
-    return body;
-  }
+  const vendorError = (address: string, vendor: string, state: string) =>
+    expectVendorError(t, auth, address, vendor, state, 1);
 
   it('calls each vendor with its own protocol and combines the answers: the worst wins', async () => {
     const address = '0x19aa5fe80d33a56d56c78e82ea5e50e5d80b4dff';

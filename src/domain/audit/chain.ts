@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 
 /**
  * The per-client hash chain of the audit store, with RFC 6962's domain separation: a leaf is
- * SHA-256(0x00 ‖ canonical row), a link is SHA-256(0x01 ‖ previous link ‖ leaf). Changing any
+ * SHA-256(0x00 ‖ canonical row) (see leafHash), a link is SHA-256(0x01 ‖ previous link ‖ leaf). Changing any
  * stored field changes its leaf; deleting or reordering rows breaks the links after it.
  */
 export const GENESIS = Buffer.alloc(32);
@@ -32,10 +32,14 @@ export interface ChainedFields {
   response: string;
 }
 
-/** The canonical form of a row: a JSON array of its fields in a fixed order. */
-export function canonicalRow(f: ChainedFields): string {
+/**
+ * The canonical header of a row: a JSON array of its scalar fields in a fixed order. The request and
+ * response texts follow it in the leaf, length-prefixed (see leafHash), not inside this JSON: they
+ * are kilobytes of JSON themselves, and escaping them again for every row cost more than hashing.
+ */
+export function canonicalHeader(f: ChainedFields): string {
   return JSON.stringify([
-    'mica-audit-v1',
+    'mica-audit-v2',
     f.client_id,
     f.chain_seq,
     f.evaluation_id,
@@ -54,16 +58,30 @@ export function canonicalRow(f: ChainedFields): string {
     f.case_created,
     f.highest_severity,
     f.rule_ids,
-    f.request,
-    f.response,
   ]);
 }
 
-/** SHA-256(0x00 ‖ canonical row). */
+function lengthPrefix(text: string): Buffer {
+  const b = Buffer.allocUnsafe(4);
+  b.writeUInt32BE(Buffer.byteLength(text, 'utf8'));
+  return b;
+}
+
+const LEAF = Buffer.from([0]);
+
+/**
+ * SHA-256(0x00 ‖ header ‖ len(request) ‖ request ‖ len(response) ‖ response), lengths as 32-bit
+ * big-endian byte counts of the UTF-8 texts. The header is a JSON array, so it ends unambiguously;
+ * the length prefixes make the two texts unambiguous too.
+ */
 export function leafHash(f: ChainedFields): Buffer {
   return createHash('sha256')
-    .update(Buffer.from([0]))
-    .update(canonicalRow(f), 'utf8')
+    .update(LEAF)
+    .update(canonicalHeader(f), 'utf8')
+    .update(lengthPrefix(f.request))
+    .update(f.request, 'utf8')
+    .update(lengthPrefix(f.response))
+    .update(f.response, 'utf8')
     .digest();
 }
 

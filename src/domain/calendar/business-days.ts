@@ -47,13 +47,22 @@ function assertValidDate(d: Date, what: string): void {
   }
 }
 
+// formatToParts costs microseconds and every evaluation that opens a case or alert asks for "now"
+// in the client's zone: the last second asked per zone is remembered. UTC offsets change only on
+// whole seconds, so the wall time within one UTC second is the remembered one plus the milliseconds.
+const lastSecond = new Map<string, { second: number; local: LocalDateTime }>();
+
 function localDateTime(instant: Date, timeZone: string): LocalDateTime {
+  const ms = instant.getTime();
+  const second = Math.floor(ms / 1000);
+  const millisecond = ms - second * 1000;
+  const cached = lastSecond.get(timeZone);
+  if (cached?.second === second) return { ...cached.local, millisecond };
   const parts: Record<string, number> = {};
   for (const p of formatterFor(timeZone).formatToParts(instant)) {
     if (p.type !== 'literal') parts[p.type] = Number(p.value);
   }
-  const ms = instant.getTime();
-  return {
+  const local = {
     year: parts.year ?? 0,
     month: parts.month ?? 1,
     day: parts.day ?? 1,
@@ -61,8 +70,11 @@ function localDateTime(instant: Date, timeZone: string): LocalDateTime {
     hour: (parts.hour ?? 0) % 24,
     minute: parts.minute ?? 0,
     second: parts.second ?? 0,
-    millisecond: ((ms % 1000) + 1000) % 1000,
+    millisecond,
   };
+  if (lastSecond.size > 64 && !lastSecond.has(timeZone)) lastSecond.clear();
+  lastSecond.set(timeZone, { second, local });
+  return { ...local };
 }
 
 function pad(n: number, width = 2): string {

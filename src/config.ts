@@ -6,6 +6,12 @@ const EnvSchema = Type.Object({
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8080 }),
   HOST: Type.String({ default: '0.0.0.0' }),
   DATABASE_URL: Type.Optional(Type.String({ minLength: 1 })),
+  /**
+   * The schema owner's connection, used only to apply migrations, when DATABASE_URL connects as
+   * the restricted role (mica_app member: may not UPDATE, DELETE or TRUNCATE audit rows). Unset:
+   * migrations run on DATABASE_URL.
+   */
+  DATABASE_MIGRATION_URL: Type.Optional(Type.String({ minLength: 1 })),
   REDIS_URL: Type.Optional(Type.String({ minLength: 1 })),
   MICA_DATA_DIR: Type.String({ default: './data' }),
   MICA_ENVIRONMENT: Type.Union([Type.Literal('live'), Type.Literal('sandbox')], { default: 'live' }),

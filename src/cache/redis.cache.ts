@@ -7,9 +7,23 @@ import type { Cache } from './cache.port.ts';
  */
 export function createRedisCache(url: string, opts: { namespace?: string } = {}): Cache & { client: Redis } {
   const ns = opts.namespace ?? 'mica:cache:';
-  const client = new Redis(url, { maxRetriesPerRequest: 2, enableOfflineQueue: true, lazyConnect: false });
+  // commandTimeout bounds a command on a connection that went silent (a network partition).
+  const client = new Redis(url, {
+    maxRetriesPerRequest: 2,
+    enableOfflineQueue: true,
+    lazyConnect: false,
+    commandTimeout: 1000,
+  });
   // Connection errors surface as failed commands; without a listener ioredis would log them twice.
   client.on('error', () => {});
+  /**
+   * While Redis is away a command fails at once instead of waiting in ioredis's offline queue
+   * through its reconnection back-off (seconds per request): the cache is only a saving, and
+   * callers treat a failure as a miss.
+   */
+  const ready = () => {
+    if (client.status !== 'ready') throw new Error(`redis unavailable (${client.status})`);
+  };
 
   async function scan(prefix: string): Promise<string[]> {
     const found: string[] = [];
@@ -26,22 +40,27 @@ export function createRedisCache(url: string, opts: { namespace?: string } = {})
     kind: 'redis',
     client,
     async get(key) {
+      ready();
       return (await client.get(ns + key)) ?? undefined;
     },
     async set(key, value, ttlSeconds) {
+      ready();
       await client.set(ns + key, value, 'EX', Math.max(1, Math.ceil(ttlSeconds)));
     },
     async del(keys) {
       if (keys.length === 0) return 0;
+      ready();
       return client.del(...keys.map((k) => ns + k));
     },
     async delPrefix(prefix) {
+      ready();
       const keys = await scan(prefix);
       let n = 0;
       for (let i = 0; i < keys.length; i += 500) n += await client.del(...keys.slice(i, i + 500));
       return n;
     },
     async usage(prefix) {
+      ready();
       const keys = await scan(prefix);
       let bytes = 0;
       for (let i = 0; i < keys.length; i += 500) {
@@ -53,6 +72,7 @@ export function createRedisCache(url: string, opts: { namespace?: string } = {})
       return { entries: keys.length, bytes };
     },
     async ping() {
+      ready();
       await client.ping();
     },
     async close() {

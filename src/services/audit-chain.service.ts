@@ -139,7 +139,8 @@ export function createAuditChainService(deps: {
     /**
      * Removes audit rows past each client's retention: whole monthly partitions once every client's
      * period has passed them, single rows for clients with a shorter period. Where a chain now
-     * starts is recorded first, so verification resumes from there.
+     * starts is recorded first, so verification resumes from there. Nothing younger than a year is
+     * removable (the database refuses it).
      */
     async retention(retentionYearsOf: (clientId: string) => Promise<number>, actor = 'system:retention') {
       const at = now();
@@ -154,20 +155,12 @@ export function createAuditChainService(deps: {
       }
       const removed: Array<{ client_id: string; rows: number; before: string }> = [];
       for (const [clientId, cutoff] of cutoffs) {
-        await db.transaction().execute(async (trx) => {
-          const last = await sql<{ seq: string; hash: Uint8Array; n: number }>`
-            SELECT max(chain_seq) AS seq, (array_agg(row_hash ORDER BY chain_seq DESC))[1] AS hash, count(*)::int AS n
-              FROM evaluations WHERE client_id = ${clientId} AND evaluated_at < ${cutoff}`.execute(trx);
-          const r = last.rows[0];
-          if (!r?.seq || Number(r.n) === 0) return;
-          await sql`INSERT INTO audit_retention_marks (client_id, seq, hash, removed_before)
-                    VALUES (${clientId}, ${Number(r.seq)}, ${r.hash}, ${cutoff})`.execute(trx);
-          await sql`SELECT set_config('mica.maintenance', 'retention', true)`.execute(trx);
-          await sql`DELETE FROM evaluations WHERE client_id = ${clientId} AND evaluated_at < ${cutoff}`.execute(
-            trx,
-          );
-          removed.push({ client_id: clientId, rows: Number(r.n), before: cutoff.toISOString() });
-        });
+        // One statement: the SECURITY DEFINER function (migration 006) records the retention mark
+        // and deletes in one go, so the restricted application role never holds DELETE itself.
+        const res = await sql<{ n: number }>`
+          SELECT mica_retention_delete(${clientId}, ${cutoff}) AS n`.execute(db);
+        const n = Number(res.rows[0]?.n ?? 0);
+        if (n > 0) removed.push({ client_id: clientId, rows: n, before: cutoff.toISOString() });
       }
       // Partitions now empty for every client (all older than every cutoff) are dropped.
       const oldest = [...cutoffs.values()].reduce<Date | undefined>(
@@ -175,13 +168,24 @@ export function createAuditChainService(deps: {
         undefined,
       );
       const dropped: string[] = [];
+      const kept: Array<{ name: string; reason: string }> = [];
       if (oldest)
         for (const p of await listPartitions(db))
           if (p.to <= oldest) {
-            await dropPartition(db, p.name);
-            dropped.push(p.name);
+            try {
+              await dropPartition(db, p.name);
+              dropped.push(p.name);
+            } catch (err) {
+              // Refused by the database (rows left, too young): kept, and said so in the record.
+              kept.push({ name: p.name, reason: err instanceof Error ? err.message : String(err) });
+            }
           }
-      const result = { ran_at: at.toISOString(), removed, dropped_partitions: dropped };
+      const result = {
+        ran_at: at.toISOString(),
+        removed,
+        dropped_partitions: dropped,
+        ...(kept.length > 0 ? { kept_partitions: kept } : {}),
+      };
       await deps.audit.record({
         client_id: null,
         actor,

@@ -62,6 +62,8 @@ export function createRateLimitService(deps: {
             duration,
             keyPrefix,
             useRedisPackage: false,
+            // Decide in process at once while Redis is away, instead of queueing behind reconnects.
+            rejectIfRedisNotReady: true,
           })
         : fallback;
       l = { primary, fallback };

@@ -26,9 +26,18 @@ export async function openDatabase(opts: {
   poolSize?: number;
 }): Promise<DatabaseHandle> {
   if (opts.databaseUrl) {
-    const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: opts.poolSize ?? 10 });
-    // An idle client that loses its server must not crash the process.
+    const pool = new pg.Pool({
+      connectionString: opts.databaseUrl,
+      max: opts.poolSize ?? 10,
+      // A server that is gone must fail a request (503) rather than hold it: bounded connect time,
+      // and TCP keepalive so a silently dropped connection is noticed.
+      connectionTimeoutMillis: 5000,
+      keepAlive: true,
+    });
+    // A client that loses its server must not crash the process: the pool listens to idle ones
+    // only, and a checked-out client emits 'error' too (its query is failed separately).
     pool.on('error', () => {});
+    pool.on('connect', (client) => client.on('error', () => {}));
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     return { db, kind: 'postgres', maxConcurrency: opts.poolSize ?? 10, close: () => db.destroy() };
   }

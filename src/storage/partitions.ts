@@ -11,7 +11,9 @@ function partitionName(d: Date): string {
 
 /**
  * Creates the monthly partitions of `evaluations` around `now` that do not exist yet. Rows of a
- * month without a partition go to the default partition, so a missed run loses nothing.
+ * month without a partition go to the default partition, so a missed run loses nothing. The DDL
+ * runs in a SECURITY DEFINER function (migration 006), so the restricted application role can
+ * create partitions without owning the table.
  */
 export async function ensureMonthlyPartitions(
   db: Db,
@@ -23,26 +25,9 @@ export async function ensureMonthlyPartitions(
   const m = now.getUTCMonth();
   for (let k = -(opts.monthsBack ?? 1); k <= (opts.monthsAhead ?? 3); k++) {
     const from = monthStart(y, m + k);
-    const to = monthStart(y, m + k + 1);
-    const name = partitionName(from);
-    const exists = await sql<{
-      n: number;
-    }>`SELECT count(*)::int AS n FROM pg_class WHERE relname = ${name}`.execute(db);
-    if (Number(exists.rows[0]?.n) > 0) continue;
-    await db.transaction().execute(async (trx) => {
-      await sql
-        .raw(
-          `CREATE TABLE ${name} PARTITION OF evaluations FOR VALUES FROM ('${from.toISOString()}') TO ('${to.toISOString()}')`,
-        )
-        .execute(trx);
-      // Row triggers are cloned from the parent; a TRUNCATE trigger has to be set per partition.
-      await sql
-        .raw(
-          `CREATE TRIGGER ${name}_no_truncate BEFORE TRUNCATE ON ${name} FOR EACH STATEMENT EXECUTE FUNCTION mica_refuse_audit_change()`,
-        )
-        .execute(trx);
-    });
-    created.push(name);
+    const res = await sql<{ created: boolean }>`
+      SELECT mica_create_audit_partition(${from.toISOString().slice(0, 10)}::date) AS created`.execute(db);
+    if (res.rows[0]?.created) created.push(partitionName(from));
   }
   return created;
 }
@@ -60,9 +45,12 @@ export async function listPartitions(db: Db): Promise<Array<{ name: string; to: 
   });
 }
 
-/** Detaches and drops one partition (retention): dropping a month is not a row DELETE. */
+/**
+ * Detaches and drops one partition that retention has emptied: dropping a month is not a row
+ * DELETE. Through a SECURITY DEFINER function that refuses partitions younger than a year or
+ * still holding rows (migration 006).
+ */
 export async function dropPartition(db: Db, name: string): Promise<void> {
   if (!/^evaluations_p\d{4}_\d{2}$/.test(name)) throw new Error(`not an evaluations partition: ${name}`);
-  await sql.raw(`ALTER TABLE evaluations DETACH PARTITION ${name}`).execute(db);
-  await sql.raw(`DROP TABLE ${name}`).execute(db);
+  await sql`SELECT mica_drop_audit_partition(${name})`.execute(db);
 }

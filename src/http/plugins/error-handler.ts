@@ -14,7 +14,8 @@ declare module 'fastify' {
 /**
  * A lost or refused database connection (server restarting, network): the request was not
  * recorded and can be retried, so it is a 503, not a 500. SQLSTATE classes 08 (connection
- * exception) and 57P (operator intervention: shutdown, crash recovery), and socket errors.
+ * exception) and 57P (operator intervention: shutdown, crash recovery), and socket errors; the
+ * same for Redis where a request needs it (cache statistics).
  */
 function isStoreUnavailable(err: unknown): boolean {
   const e = err as { code?: unknown; message?: unknown };
@@ -22,7 +23,8 @@ function isStoreUnavailable(err: unknown): boolean {
   if (/^(08|57P)/.test(code) || ['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT'].includes(code))
     return true;
   const msg = typeof e?.message === 'string' ? e.message : '';
-  return /Connection terminated|connection (?:is )?closed|Client has encountered a connection error|embedded database stopped/i.test(
+  // pg, ioredis (a closed or silent connection, and redis.cache.ts failing fast while away).
+  return /Connection terminated|connection (?:is )?closed|Client has encountered a connection error|embedded database stopped|timeout exceeded when trying to connect|redis unavailable|Command timed out/i.test(
     msg,
   );
 }

@@ -1,9 +1,19 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 
-/** Liveness and readiness, without authentication. */
+/**
+ * A readiness check: a function (the service cannot serve without it), or an optional one whose
+ * loss only degrades the service (the shared cache: rate limits and caching then work in process).
+ */
+export type ReadinessCheck = (() => Promise<void>) | { check: () => Promise<void>; optional: true };
+
+/**
+ * Liveness and readiness, without authentication. /readyz answers 503 `not_ready` when a required
+ * check fails, and 200 `degraded` when only optional ones do: taking every instance out of the load
+ * balancer because Redis is away would turn a slower service into no service.
+ */
 export const healthRoutes =
-  (deps: { checks: Record<string, () => Promise<void>> }): FastifyPluginAsyncTypebox =>
+  (deps: { checks: Record<string, ReadinessCheck> }): FastifyPluginAsyncTypebox =>
   async (app) => {
     app.get(
       '/healthz',
@@ -15,20 +25,29 @@ export const healthRoutes =
     app.get('/readyz', { schema: { tags: ['health'] } }, async (_req, reply) => {
       const results: Record<string, string> = {};
       let ready = true;
+      let degraded = false;
       await Promise.all(
-        Object.entries(deps.checks).map(async ([name, check]) => {
+        Object.entries(deps.checks).map(async ([name, entry]) => {
+          const check = typeof entry === 'function' ? entry : entry.check;
+          let timer: NodeJS.Timeout | undefined;
           try {
             await Promise.race([
               check(),
-              new Promise((_, rej) => setTimeout(() => rej(new Error('timeout')), 2000)),
+              new Promise((_, rej) => {
+                timer = setTimeout(() => rej(new Error('timeout')), 2000);
+              }),
             ]);
             results[name] = 'ok';
           } catch {
             results[name] = 'unavailable';
-            ready = false;
+            if (typeof entry === 'function') ready = false;
+            else degraded = true;
+          } finally {
+            clearTimeout(timer);
           }
         }),
       );
-      return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not_ready', checks: results });
+      const status = !ready ? 'not_ready' : degraded ? 'degraded' : 'ready';
+      return reply.code(ready ? 200 : 503).send({ status, checks: results });
     });
   };

@@ -43,26 +43,29 @@ export interface OpenedCase {
 }
 
 /**
- * Takes `count` case numbers for a client and year. The counter row is locked until the
- * transaction ends, so numbers are unique and, since a rollback undoes the increment, gap-free.
+ * Takes `count` case numbers for a client and year, and reads the client's officers with their
+ * open-case counts (kept by triggers on cases, migration 008), in one round trip. The counter row
+ * is locked until the transaction ends, so numbers are unique and, since a rollback undoes the
+ * increment, gap-free.
  */
-async function reserveSequence(trx: Db, clientId: string, year: number, count: number): Promise<number> {
-  const row = await sql<{ last_seq: number }>`
-    INSERT INTO case_counters (client_id, year, last_seq) VALUES (${clientId}, ${year}, ${count})
-    ON CONFLICT (client_id, year) DO UPDATE SET last_seq = case_counters.last_seq + ${count}
-    RETURNING last_seq`.execute(trx);
-  return Number(row.rows[0]!.last_seq) - count + 1;
-}
-
-/** The client's officers with their open-case counts. */
-async function officerLoad(trx: Db, clientId: string): Promise<OfficerLoad[]> {
-  const rows = await sql<{ officer: string; open: number }>`
-    SELECT o.officer, count(c.id)::int AS open
-      FROM compliance_officers o
-      LEFT JOIN cases c ON c.client_id = o.client_id AND c.assignee = o.officer AND c.status <> 'closed'
-     WHERE o.client_id = ${clientId}
-     GROUP BY o.officer`.execute(trx);
-  return rows.rows.map((r) => ({ name: r.officer, openCases: Number(r.open) }));
+async function reserveNumbers(
+  trx: Db,
+  clientId: string,
+  year: number,
+  count: number,
+): Promise<{ first: number; load: OfficerLoad[] }> {
+  const res = await sql<{ last_seq: number; officer: string | null; open_cases: number | null }>`
+    WITH ctr AS (
+      INSERT INTO case_counters (client_id, year, last_seq) VALUES (${clientId}, ${year}, ${count})
+      ON CONFLICT (client_id, year) DO UPDATE SET last_seq = case_counters.last_seq + ${count}
+      RETURNING last_seq)
+    SELECT ctr.last_seq, o.officer, o.open_cases
+      FROM ctr LEFT JOIN compliance_officers o ON o.client_id = ${clientId}`.execute(trx);
+  const first = Number(res.rows[0]!.last_seq) - count + 1;
+  const load = res.rows.flatMap((r) =>
+    r.officer === null ? [] : [{ name: r.officer, openCases: Number(r.open_cases) }],
+  );
+  return { first, load };
 }
 
 /** Next officer by the fewest-open-cases rule, counting the cases handed out in this batch. */
@@ -90,10 +93,12 @@ export async function insertFollowUps(trx: Db, cases: NewCase[], alerts: NewAler
     const list = byClientYear.get(key)!;
     const [clientId, yearText] = key.split('\u0000') as [string, string];
     const year = Number(yearText);
-    const first = await reserveSequence(trx, clientId, year, list.length);
+    const reserved = await reserveNumbers(trx, clientId, year, list.length);
+    const first = reserved.first;
+    // A batch spanning New Year reserves twice; the load of the first read counts its own cases.
     let load = loads.get(clientId);
     if (!load) {
-      load = await officerLoad(trx, clientId);
+      load = reserved.load;
       loads.set(clientId, load);
     }
     list.forEach((c, i) => {

@@ -91,6 +91,8 @@ export interface ComplianceOfficersTable {
   client_id: string;
   officer: string;
   added_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  /** Open cases assigned to the officer, kept by triggers on cases (set on insert by a trigger too). */
+  open_cases: ColumnType<number, never, never>;
 }
 
 export interface CasesTable {

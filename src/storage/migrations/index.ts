@@ -5,6 +5,8 @@ import * as m002 from './002-sanctions-lists.ts';
 import * as m003 from './003-casp-directory.ts';
 import * as m004 from './004-alerts-cases.ts';
 import * as m005 from './005-webhooks.ts';
+import * as m006 from './006-app-role.ts';
+import * as m008 from './008-officer-open-cases.ts';
 
 /** Migrations are compiled in, so a fresh clone migrates without reading a folder at run time. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -13,6 +15,8 @@ const MIGRATIONS: Record<string, Migration> = {
   '003-casp-directory': m003,
   '004-alerts-cases': m004,
   '005-webhooks': m005,
+  '006-app-role': m006,
+  '008-officer-open-cases': m008,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

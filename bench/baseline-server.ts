@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { Readable } from 'node:stream';
 import Fastify from 'fastify';
 
 /**
@@ -54,6 +55,36 @@ app.post('/api/mica/evaluate', async (req, reply) => {
     should_create_case: false,
   };
   return reply.type('application/json; charset=utf-8').send(JSON.stringify(response));
+});
+
+// The other benchmarks' baselines (bench/webhooks.ts, bench/export.ts): the same HTTP and JSON work
+// as the real route, nothing else.
+
+/** Webhook intake: parses the JSON body and answers an acknowledgement of the real one's shape. */
+app.post('/api/webhooks/:kind', async (req, reply) => {
+  const body = (req.body ?? {}) as { id?: string };
+  const ack = {
+    status: 'accepted',
+    platform_alert_id: randomUUID(),
+    case_id: randomUUID(),
+    case_number: `CASE-2026-${String(body.id?.length ?? 0).padStart(6, '0')}`,
+  };
+  return reply.type('application/json; charset=utf-8').send(JSON.stringify(ack));
+});
+
+/** CSV export: streams `rows` rows of the real export's width (~340 B) from memory, in chunks of 2,000. */
+app.get('/api/mica/audit/evaluations', async (req, reply) => {
+  const rows = Number((req.query as { rows?: string }).rows ?? 100_000);
+  async function* chunks() {
+    yield 'client_id,evaluation_id,rule_id,result\r\n';
+    for (let i = 0; i < rows; i += 2000) {
+      let chunk = '';
+      for (let j = i; j < Math.min(rows, i + 2000); j++)
+        chunk += `bench,${randomUUID()},MICA-CDD-00${j % 8},pass,transaction,transaction,tx-${j},2026-11-22T05:19:41.692Z,false,false,"[""customer_verified"",""amount_eur_gte_1000""]","{""customer_verified"":true,""amount_eur_gte_1000"":false}",[],critical,key:6b0c7d2e-1f3a-4b5c-8d9e-0a1b2c3d4e5f,cust-${j % 1000},2026.1\r\n`;
+      yield chunk;
+    }
+  }
+  return reply.type('text/csv; charset=utf-8').send(Readable.from(chunks()));
 });
 
 const shutdown = () => {

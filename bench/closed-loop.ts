@@ -26,6 +26,10 @@ export interface ClosedLoopOptions {
   body: () => string;
   connections: number;
   durationS: number;
+  /** Builds each request's extra headers and body instead of `body` (e.g. a signature over the body). */
+  request?: () => { headers?: Record<string, string>; body: string };
+  /** What to collect from a 2xx answer (default: its evaluation_id). */
+  idOf?: (text: string) => string | undefined;
 }
 
 /** The result plus the evaluation_id of every 2xx answer (collected for every target alike). */
@@ -49,12 +53,16 @@ export async function runClosedLoop(opts: ClosedLoopOptions): Promise<ClosedLoop
       {
         method: 'POST',
         path: opts.path,
-        setupRequest: (req) => ({ ...req, body: opts.body() }),
+        setupRequest: (req) => {
+          if (!opts.request) return { ...req, body: opts.body() };
+          const built = opts.request();
+          return { ...req, headers: { ...req.headers, ...built.headers }, body: built.body };
+        },
         // autocannon buffers every body anyway; this only picks the id out of it.
         onResponse: (status, body) => {
           if (status < 200 || status >= 300) return;
-          const m = EVALUATION_ID.exec(body);
-          if (m) ids.push(m[1]!);
+          const id = opts.idOf ? opts.idOf(body) : EVALUATION_ID.exec(body)?.[1];
+          if (id !== undefined) ids.push(id);
         },
       },
     ],

@@ -47,7 +47,7 @@ export interface PacedResult {
   latency: Percentiles;
   /** Due time → full response body, ms: includes the send lag (no coordinated omission). */
   fromSchedule: Percentiles;
-  /** evaluation_id of every 2xx answer, when asked for. */
+  /** evaluation_id (or what `idOf` picks) of every 2xx answer, when asked for. */
   ids: string[];
 }
 
@@ -65,6 +65,24 @@ export interface PacedOptions {
   /** Stop sending once the oldest outstanding request is this old, ms (default 3000). */
   maxWaitMs?: number;
   collectIds?: boolean;
+  /** HTTP method of every request (default POST; GET sends no body). */
+  method?: 'GET' | 'POST';
+  /**
+   * Builds each request (path, extra headers, body, and a tag handed to `idOf`) instead of
+   * `path`/`body`: for requests whose headers depend on the body (a webhook signature) or whose
+   * path varies (a GET with a query string).
+   */
+  request?: () => PacedRequest;
+  /** What to collect from a 2xx answer when `collectIds` is set (default: its evaluation_id). */
+  idOf?: (text: string, tag: string | undefined) => string | undefined;
+}
+
+/** One request of a paced run, built by `PacedOptions.request`. */
+export interface PacedRequest {
+  path?: string;
+  headers?: Record<string, string>;
+  body?: string;
+  tag?: string;
 }
 
 function percentiles(samples: Float64Array): Percentiles {
@@ -135,8 +153,17 @@ export async function runPaced(opts: PacedOptions): Promise<PacedResult> {
       lastSend = sentAt;
       sentNs[index] = Number(sentAt - start);
       inFlight++;
+      const method = opts.method ?? 'POST';
+      const built: PacedRequest = opts.request
+        ? opts.request()
+        : { body: method === 'GET' ? undefined : opts.body() };
       pool
-        .request({ path: opts.path, method: 'POST', headers: opts.headers, body: opts.body() })
+        .request({
+          path: built.path ?? opts.path,
+          method,
+          headers: built.headers ? { ...opts.headers, ...built.headers } : opts.headers,
+          body: built.body,
+        })
         .then(async (res) => {
           const text = await res.body.text();
           const end = process.hrtime.bigint();
@@ -146,8 +173,8 @@ export async function runPaced(opts: PacedOptions): Promise<PacedResult> {
           if (res.statusCode >= 200 && res.statusCode < 300) {
             ok++;
             if (opts.collectIds) {
-              const m = EVALUATION_ID.exec(text);
-              if (m) ids.push(m[1]!);
+              const id = opts.idOf ? opts.idOf(text, built.tag) : EVALUATION_ID.exec(text)?.[1];
+              if (id !== undefined) ids.push(id);
             }
           } else non2xx++;
         })

@@ -4,9 +4,9 @@ import pg from 'pg';
 export const ADMIN_URL = process.env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
 export const BENCH_DB = 'mica_bench';
 
-export function benchDatabaseUrl(adminUrl = ADMIN_URL): string {
+export function benchDatabaseUrl(adminUrl = ADMIN_URL, database = BENCH_DB): string {
   const u = new URL(adminUrl);
-  u.pathname = `/${BENCH_DB}`;
+  u.pathname = `/${database}`;
   return u.toString();
 }
 
@@ -30,13 +30,17 @@ export async function postgresReachable(adminUrl = ADMIN_URL): Promise<boolean> 
   }
 }
 
-/** Creates `mica_bench` if missing, then drops and recreates its public schema; returns its URL. */
-export async function resetBenchDatabase(adminUrl = ADMIN_URL): Promise<string> {
+/**
+ * Creates the database (default `mica_bench`) if missing, then drops and recreates its public
+ * schema; returns its URL.
+ */
+export async function resetBenchDatabase(adminUrl = ADMIN_URL, database = BENCH_DB): Promise<string> {
+  if (!/^[a-z_][a-z0-9_]*$/.test(database)) throw new Error(`bad database name ${database}`);
   await withClient(adminUrl, async (c) => {
-    const found = await c.query('SELECT 1 FROM pg_database WHERE datname = $1', [BENCH_DB]);
-    if (found.rowCount === 0) await c.query(`CREATE DATABASE ${BENCH_DB}`);
+    const found = await c.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
+    if (found.rowCount === 0) await c.query(`CREATE DATABASE ${database}`);
   });
-  const url = benchDatabaseUrl(adminUrl);
+  const url = benchDatabaseUrl(adminUrl, database);
   await withClient(url, async (c) => {
     await c.query('DROP SCHEMA IF EXISTS public CASCADE');
     await c.query('CREATE SCHEMA public');
@@ -61,6 +65,15 @@ export interface StoredCounts {
   evaluations: number;
   transactions: number;
   idsFound: number;
+}
+
+/** Runs one query on `url` and returns its rows (integrity checks of the other benchmarks). */
+export async function queryRows<T extends Record<string, unknown>>(
+  url: string,
+  text: string,
+  params: unknown[] = [],
+): Promise<T[]> {
+  return withClient(url, async (c) => (await c.query<T>(text, params)).rows);
 }
 
 /** Server version string, for the results. */

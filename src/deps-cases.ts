@@ -52,6 +52,8 @@ export function createCaseDeps(d: {
       perMinute: config.WEBHOOK_RATE_LIMIT_PER_MINUTE,
       perKindPerMinute: config.WEBHOOK_RATE_LIMIT_PER_KIND_PER_MINUTE,
     },
+    // Creation deliveries are group-committed; the embedded store has one session.
+    maxInFlight: config.storage === 'pglite' ? 1 : 2,
   });
   const alertsCases = createAlertsCasesService({
     repo: createAlertsCasesRepo(db),

@@ -5,9 +5,10 @@ import { KIND_SPECS, TIMESTAMP_HEADER, type WebhookKind } from '../domain/webhoo
 import { type NormalisedWebhook, normaliseWebhook, opensCase } from '../domain/webhooks/payload.ts';
 import { type VerifyFailure, verifySignature } from '../domain/webhooks/signature.ts';
 import { AppError, validationError } from '../errors.ts';
-import type { NewAlert, NewCase } from '../storage/follow-ups.repo.ts';
+import type { NewCase } from '../storage/follow-ups.repo.ts';
 import { isStorable, truncate } from '../storage/storable.ts';
 import {
+  type CreationRows,
   type IntakeStatements,
   isUniqueViolation,
   type WebhookIntakeRepo,
@@ -29,6 +30,15 @@ export class SignatureRejected extends AppError {
   constructor(readonly reason: VerifyFailure | 'no_registration') {
     super('UNAUTHORIZED', 'Invalid or missing webhook signature');
   }
+}
+
+/** A verified delivery with its parsed, normalised body. */
+interface Input {
+  kind: WebhookKind;
+  clientId: string;
+  n: NormalisedWebhook;
+  body: unknown;
+  rawBody: Buffer;
 }
 
 /** Thrown inside the intake transaction so that it rolls back. */
@@ -65,9 +75,15 @@ export function createWebhookIntakeService(deps: {
   clientContext: (clientId: string) => Promise<ClientContext | undefined>;
   limiter: RateLimitService;
   limits: { perMinute: number; perKindPerMinute: number };
+  /** Creation batches committing at once (the embedded store has one session: 1). */
+  maxInFlight?: number;
+  /** Most creation deliveries in one transaction. */
+  maxBatch?: number;
   now?: () => Date;
 }) {
   const now = deps.now ?? (() => new Date());
+  const maxInFlight = deps.maxInFlight ?? 1;
+  const maxBatch = deps.maxBatch ?? 256;
 
   /** The tenant whose registration verifies the signature; throws SignatureRejected otherwise. */
   async function authenticate(
@@ -117,10 +133,63 @@ export function createWebhookIntakeService(deps: {
     } satisfies NewCase;
   }
 
+  /** What a creation delivery stores: its dedup row, its alert, the case it opens, the KYC decision. */
+  function creationRows(
+    input: Input,
+    headers: Record<string, string>,
+    cal: CaseCalendar,
+    at: Date,
+  ): CreationRows {
+    const { kind, clientId, n } = input;
+    const iso = at.toISOString();
+    const alertId = randomUUID();
+    const newCase = opensCase(kind, n) ? newCaseFor(kind, n, clientId, at, cal) : undefined;
+    return {
+      delivery: {
+        client_id: clientId,
+        vendor: kind,
+        delivery_id: n.deliveryId,
+        alert_id: alertId,
+        event: n.event,
+        raw_body: input.rawBody.toString('utf8'),
+        received_at: iso,
+      },
+      case: newCase,
+      alert: {
+        id: alertId,
+        client_id: clientId,
+        severity: n.severity,
+        source: kind,
+        event: n.event,
+        vendor_object_id: n.vendorObjectId,
+        customer_id: n.customerId,
+        transaction_id: n.transactionId,
+        evaluation_id: null,
+        case_id: newCase?.id ?? null,
+        rule_ids: [],
+        due_at: alertDueAt(n.severity, at, cal).toISOString(),
+        created_at: iso,
+        payload: input.body,
+        headers,
+        actor: `webhook:${kind}`,
+      },
+      kyc:
+        kind === 'kyc' && n.decision !== null && n.customerId !== null
+          ? {
+              client_id: clientId,
+              customer_id: n.customerId,
+              decision: n.decision,
+              alert_id: alertId,
+              decided_at: n.createdAt ?? iso,
+            }
+          : undefined,
+    };
+  }
+
   /** The body of one delivery's transaction; throws Duplicate to roll back with a 409. */
   async function apply(
     s: IntakeStatements,
-    input: { kind: WebhookKind; clientId: string; n: NormalisedWebhook; body: unknown; rawBody: Buffer },
+    input: Input,
     headers: Record<string, string>,
     cal: CaseCalendar,
   ): Promise<WebhookAck> {
@@ -174,40 +243,117 @@ export function createWebhookIntakeService(deps: {
       return { status: 'accepted', platform_alert_id: existing.id, case_id: caseId, case_number: caseNumber };
     }
 
-    const newCase = opensCase(kind, n) ? newCaseFor(kind, n, clientId, at, cal) : undefined;
-    const alert: NewAlert = {
-      id: alertId,
-      client_id: clientId,
-      severity: n.severity,
-      source: kind,
-      event: n.event,
-      vendor_object_id: n.vendorObjectId,
-      customer_id: n.customerId,
-      transaction_id: n.transactionId,
-      evaluation_id: null,
-      case_id: newCase?.id ?? null,
-      rule_ids: [],
-      due_at: alertDueAt(n.severity, at, cal).toISOString(),
-      created_at: iso,
-      payload: input.body,
-      headers,
-      actor,
-    };
-    const [opened] = await s.openFollowUps(newCase ? [newCase] : [], [alert]);
-    if (kind === 'kyc' && n.decision !== null && n.customerId !== null)
-      await s.recordKycDecision({
-        client_id: clientId,
-        customer_id: n.customerId,
-        decision: n.decision,
-        alert_id: alertId,
-        decided_at: n.createdAt ?? iso,
-      });
+    const rows = creationRows(input, headers, cal, at);
+    const [opened] = await s.openFollowUps(rows.case ? [rows.case] : [], [rows.alert]);
+    if (rows.kyc) await s.recordKycDecision(rows.kyc);
     return {
       status: 'accepted',
-      platform_alert_id: alertId,
+      platform_alert_id: rows.alert.id,
       case_id: opened?.id ?? null,
       case_number: opened?.case_number ?? null,
     };
+  }
+
+  /** One delivery in its own transaction (updates, and whatever a batch could not take). */
+  async function single(
+    input: Input,
+    headers: Record<string, string>,
+    cal: CaseCalendar,
+  ): Promise<WebhookAck> {
+    // Two attempts: an update racing the creation of its unknown object retries as an update.
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await deps.repo.inTransaction((s) => apply(s, input, headers, cal));
+      } catch (e) {
+        if (e instanceof Duplicate)
+          throw new AppError('DUPLICATE_ALERT', 'Alert already processed', { reason: e.why });
+        if (!isUniqueViolation(e)) throw e;
+        if (input.n.isUpdate && attempt === 0) continue;
+        throw new AppError('DUPLICATE_ALERT', 'Alert already processed', {
+          reason: `vendor object ${input.n.vendorObjectId} already has an alert`,
+        });
+      }
+    }
+  }
+
+  // Group commit of creation deliveries, as the audit writer does for evaluations: a delivery is
+  // flushed at once when a slot is free; those arriving meanwhile go together in the next
+  // transaction. Each caller's answer waits for its own batch's commit.
+  interface Queued {
+    input: Input;
+    headers: Record<string, string>;
+    cal: CaseCalendar;
+    at: Date;
+    resolve: (ack: WebhookAck) => void;
+    reject: (e: unknown) => void;
+  }
+  const queue: Queued[] = [];
+  let inFlight = 0;
+  let scheduled = false;
+
+  function schedule(): void {
+    if (scheduled) return;
+    scheduled = true;
+    // One turn of the event loop lets the deliveries already read from the sockets join the batch.
+    setImmediate(() => {
+      scheduled = false;
+      while (inFlight < maxInFlight && queue.length > 0) {
+        inFlight++;
+        void flush(queue.splice(0, maxBatch)).finally(() => {
+          inFlight--;
+          if (queue.length > 0) schedule();
+        });
+      }
+    });
+  }
+
+  const duplicate = (why: string) =>
+    new AppError('DUPLICATE_ALERT', 'Alert already processed', { reason: why });
+
+  async function flush(items: Queued[]): Promise<void> {
+    // A batch holds each delivery id and vendor object once; repeats go alone, after it.
+    const batch: Queued[] = [];
+    const rest: Queued[] = [];
+    const seen = new Set<string>();
+    for (const q of items) {
+      const { kind, clientId, n } = q.input;
+      const keys = [
+        `o\u0000${clientId}\u0000${kind}\u0000${n.vendorObjectId}`,
+        `d\u0000${clientId}\u0000${kind}\u0000${n.deliveryId}`,
+      ];
+      if (keys.some((k) => seen.has(k))) rest.push(q);
+      else {
+        for (const k of keys) seen.add(k);
+        batch.push(q);
+      }
+    }
+    let alone = rest;
+    try {
+      const rows = batch.map((q) => creationRows(q.input, q.headers, q.cal, q.at));
+      const outcomes = await deps.repo.createBatch(rows);
+      batch.forEach((q, i) => {
+        const o = outcomes[i]!;
+        if (!o.stored) q.reject(duplicate(o.duplicate));
+        else
+          q.resolve({
+            status: 'accepted',
+            platform_alert_id: rows[i]!.alert.id,
+            case_id: o.opened?.id ?? null,
+            case_number: o.opened?.case_number ?? null,
+          });
+      });
+    } catch {
+      // Rolled back (a concurrent instance stored one of these objects, or the store failed):
+      // each delivery gets its own transaction and its own answer.
+      alone = [...batch, ...rest];
+    }
+    for (const q of alone) {
+      try {
+        q.resolve(await single(q.input, q.headers, q.cal));
+      } catch (e) {
+        q.reject(e);
+      }
+    }
   }
 
   return {
@@ -241,22 +387,13 @@ export function createWebhookIntakeService(deps: {
         timeZone: ctx.settings.time_zone,
         holidayCountry: ctx.settings.holiday_country,
       });
-      const input = { kind, clientId, n: normalised.value, body, rawBody: req.rawBody };
+      const input: Input = { kind, clientId, n: normalised.value, body, rawBody: req.rawBody };
       const headers = keptHeaders(kind, req.headers);
-      // Two attempts: an update racing the creation of its unknown object retries as an update.
-      for (let attempt = 0; ; attempt++) {
-        try {
-          return await deps.repo.inTransaction((s) => apply(s, input, headers, cal));
-        } catch (e) {
-          if (e instanceof Duplicate)
-            throw new AppError('DUPLICATE_ALERT', 'Alert already processed', { reason: e.why });
-          if (!isUniqueViolation(e)) throw e;
-          if (normalised.value.isUpdate && attempt === 0) continue;
-          throw new AppError('DUPLICATE_ALERT', 'Alert already processed', {
-            reason: `vendor object ${normalised.value.vendorObjectId} already has an alert`,
-          });
-        }
-      }
+      if (!normalised.value.isCreation) return single(input, headers, cal);
+      return new Promise<WebhookAck>((resolve, reject) => {
+        queue.push({ input, headers, cal, at: now(), resolve, reject });
+        schedule();
+      });
     },
   };
 }

@@ -32,6 +32,12 @@ export interface FakeVendor {
   calls: VendorCall[];
   /** Answer bodies per address; others get the vendor's clean answer. */
   answers: Map<string, unknown>;
+  /** How long every answer waits before it is sent, ms (0: at once). For the vendor benchmark. */
+  delayMs: number;
+  /** Keep the calls in `calls` (a long benchmark turns it off). */
+  record: boolean;
+  /** Told of each answered call: arrival → answer written, ms. */
+  onServed?: (ms: number) => void;
   close(): Promise<void>;
 }
 
@@ -58,9 +64,18 @@ function cleanAnswer(kind: Kind, body: unknown): unknown {
 /** A vendor API on 127.0.0.1 speaking the protocol of CONTRACT §7, started by the test. */
 export async function startFakeVendor(kind: Kind): Promise<FakeVendor> {
   const prefix = `/${randomUUID()}`;
-  const vendor: FakeVendor = { url: '', mode: 'ok', calls: [], answers: new Map(), close: async () => {} };
+  const vendor: FakeVendor = {
+    url: '',
+    mode: 'ok',
+    calls: [],
+    answers: new Map(),
+    delayMs: 0,
+    record: true,
+    close: async () => {},
+  };
   const hanging = new Set<ServerResponse>();
   const server = createServer((req, res) => {
+    const arrived = performance.now();
     let raw = '';
     req.on('data', (d) => {
       raw += d;
@@ -69,9 +84,16 @@ export async function startFakeVendor(kind: Kind): Promise<FakeVendor> {
       const path = (req.url ?? '').slice(prefix.length);
       const body = raw ? JSON.parse(raw) : undefined;
       const address = addressOf(kind, path, body);
-      vendor.calls.push({ method: req.method ?? '', path, headers: req.headers, body, address });
-      const send = (status: number, payload: string) =>
+      if (vendor.record)
+        vendor.calls.push({ method: req.method ?? '', path, headers: req.headers, body, address });
+      const write = (status: number, payload: string) => {
         res.writeHead(status, { 'content-type': 'application/json' }).end(payload);
+        vendor.onServed?.(performance.now() - arrived);
+      };
+      const send = (status: number, payload: string) =>
+        vendor.delayMs > 0
+          ? void setTimeout(() => write(status, payload), vendor.delayMs)
+          : write(status, payload);
       switch (vendor.mode) {
         case 'error500':
           return send(500, '{"error":"internal"}');

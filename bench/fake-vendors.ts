@@ -1,0 +1,41 @@
+import { type FakeVendor, startFakeVendor } from '../test/helpers/fake-vendors.ts';
+
+/**
+ * The three wallet-screening vendors of the tests (test/helpers/fake-vendors.ts: HTTP servers on
+ * 127.0.0.1 speaking each vendor's protocol), each answering after BENCH_VENDOR_DELAY_MS (default
+ * 50), in their own process so that the load generator's event loop does not delay them.
+ * Prints `VENDORS {"vendor_a": url, …}` once listening. SIGUSR2 clears the recorded service times;
+ * SIGTERM prints `VENDOR_STATS {…}` (each vendor's own time per call, arrival → answer written,
+ * exact percentiles) and exits.
+ */
+const delayMs = Number(process.env.BENCH_VENDOR_DELAY_MS ?? 50);
+const names = ['vendor_a', 'vendor_b', 'vendor_c'] as const;
+const vendors: FakeVendor[] = await Promise.all(names.map((n) => startFakeVendor(n)));
+const served: Record<string, number[]> = {};
+vendors.forEach((v, i) => {
+  const name = names[i]!;
+  served[name] = [];
+  v.delayMs = delayMs;
+  v.record = false;
+  v.onServed = (ms) => served[name]!.push(ms);
+});
+process.stdout.write(
+  `VENDORS ${JSON.stringify(Object.fromEntries(names.map((n, i) => [n, vendors[i]!.url])))}\n`,
+);
+
+const pct = (xs: number[], q: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? s[Math.min(s.length - 1, Math.ceil(q * s.length) - 1)]! : Number.NaN;
+};
+process.on('SIGUSR2', () => {
+  for (const n of names) served[n]!.length = 0;
+});
+process.on('SIGTERM', () => {
+  const stats = Object.fromEntries(
+    names.map((n) => {
+      const xs = served[n]!;
+      return [n, { calls: xs.length, p50: pct(xs, 0.5), p99: pct(xs, 0.99), max: pct(xs, 1) }];
+    }),
+  );
+  process.stdout.write(`VENDOR_STATS ${JSON.stringify(stats)}\n`, () => process.exit(0));
+});

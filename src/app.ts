@@ -13,6 +13,8 @@ import { adminStreamRoutes } from './http/routes/admin-streams.routes.ts';
 import { auditRoutes } from './http/routes/audit.routes.ts';
 import { cacheRoutes } from './http/routes/cache.routes.ts';
 import { casesRoutes } from './http/routes/cases.routes.ts';
+import { consoleApiRoutes } from './http/routes/console.routes.ts';
+import { consoleStaticRoutes } from './http/routes/console-static.routes.ts';
 import { evaluateRoutes } from './http/routes/evaluate.routes.ts';
 import { healthRoutes } from './http/routes/health.routes.ts';
 import { rulesRoutes } from './http/routes/rules.routes.ts';
@@ -105,5 +107,7 @@ export async function buildApp(deps: Deps, opts: { logger?: Logger | false } = {
     }),
   );
   await app.register(casesRoutes({ alertsCases: deps.alertsCases }));
+  await app.register(consoleApiRoutes({ console: deps.consoleViews }));
+  await app.register(consoleStaticRoutes());
   return app;
 }

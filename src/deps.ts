@@ -6,6 +6,7 @@ import { createRedisCache } from './cache/redis.cache.ts';
 import type { Config } from './config.ts';
 import { createCaseDeps } from './deps-cases.ts';
 import { AppError } from './errors.ts';
+import type { ReadinessCheck } from './http/routes/health.routes.ts';
 import { createAuditMaintenance } from './jobs/audit-maintenance.ts';
 import { createJobs } from './jobs/jobs.ts';
 import { createMetrics } from './observability/metrics.ts';
@@ -21,6 +22,7 @@ import {
 } from './services/client-settings.ts';
 import { createClientsService } from './services/clients.service.ts';
 import { type CommandDeps, runCommand } from './services/commands.ts';
+import { createConsoleService } from './services/console.service.ts';
 import { createEvaluationService } from './services/evaluation.service.ts';
 import { createKeysService } from './services/keys.service.ts';
 import { createRateLimitService } from './services/rate-limit.service.ts';
@@ -33,13 +35,14 @@ import { createAuditQueryRepo } from './storage/audit-query.repo.ts';
 import { createAuditWriter } from './storage/audit-writer.ts';
 import { createCaspDirectoryRepo } from './storage/casp-directory.repo.ts';
 import { createClientsRepo } from './storage/clients.repo.ts';
+import { createConsoleRepo } from './storage/console.repo.ts';
 import { type DatabaseHandle, openDatabase } from './storage/db.ts';
 import { createEvaluationsRepo } from './storage/evaluations.repo.ts';
 import { createKeysRepo } from './storage/keys.repo.ts';
-import { migrateToLatest } from './storage/migrations/index.ts';
 import { createOperatorAuditRepo } from './storage/operator-audit.repo.ts';
 import { ensureMonthlyPartitions } from './storage/partitions.ts';
 import { createSanctionsListsRepo } from './storage/sanctions-lists.repo.ts';
+import { migrateSchema } from './storage/schema-owner.ts';
 import { createVendors } from './vendors/index.ts';
 
 /** The composition root: builds every service from the config; the only place that wires things. */
@@ -51,7 +54,8 @@ export async function createDeps(
     opts.database ??
     (await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.MICA_DATA_DIR }));
   const { db } = database;
-  if (!opts.skipMigrations) await migrateToLatest(db);
+  const migrate = () => migrateSchema(database, config.DATABASE_MIGRATION_URL, opts.logger);
+  if (!opts.skipMigrations) await migrate();
 
   const metrics = createMetrics();
   const redisCache = config.REDIS_URL ? createRedisCache(config.REDIS_URL) : undefined;
@@ -119,8 +123,7 @@ export async function createDeps(
       : createDbWindowStore({ windowSum: evaluationsRepo.windowSum }),
     audit: auditWriter,
     onEvaluated: (results) => {
-      for (const r of results)
-        metrics.ruleResults.inc({ rule_id: r.rule_id, result: r.result, triggered: String(r.triggered) });
+      for (const r of results) metrics.countRuleResult(r.rule_id, r.result, r.triggered);
     },
   });
 
@@ -180,12 +183,18 @@ export async function createDeps(
     evaluation,
     logger: opts.logger,
   });
+  const consoleViews = createConsoleService({
+    repo: createConsoleRepo(db),
+    clients: clientsRepo,
+    clientContext,
+    alertsCases: caseDeps.alertsCases,
+  });
   const jobs = createJobs({
     'str-sweep': caseDeps.strSweep,
     'audit-maintenance': createAuditMaintenance({ db, auditChain, retentionYearsOf }),
   });
   const commandDeps: CommandDeps = {
-    migrate: () => migrateToLatest(db),
+    migrate,
     clients,
     keys,
     casps,
@@ -222,6 +231,7 @@ export async function createDeps(
     vendors,
     screening,
     ...caseDeps,
+    consoleViews,
     jobs,
     operatorToken: () => operatorToken,
     commands: (name: string, args: unknown, actor: string) => runCommand(commandDeps, name, args, actor),
@@ -229,8 +239,9 @@ export async function createDeps(
       database: async () => {
         await sql`select 1`.execute(db);
       },
-      cache: () => cache.ping(),
-    } as Record<string, () => Promise<void>>,
+      // Optional: without Redis, rate limits and caching work in process (readiness: degraded).
+      cache: { check: () => cache.ping(), optional: true },
+    } as Record<string, ReadinessCheck>,
     /** Flushes pending audit batches, then closes the store. */
     async close() {
       await auditWriter.close();

@@ -1,5 +1,11 @@
 import { AppError } from '../errors.ts';
-import type { AuditCursor, AuditFilter, AuditQueryRepo, AuditRow } from '../storage/audit-query.repo.ts';
+import type {
+  AuditCursor,
+  AuditFilter,
+  AuditQueryRepo,
+  AuditRow,
+  ExportEvaluation,
+} from '../storage/audit-query.repo.ts';
 
 /** The columns of an exported audit row, in the spec's order, then the extras we record. */
 export const AUDIT_COLUMNS = [
@@ -28,12 +34,13 @@ export interface AuditQuery {
   rule_id?: string;
   customer_id?: string;
   transaction_id?: string;
+  evaluation_id?: string;
   cursor?: string;
   limit?: number;
 }
 
 /** ISO 8601 date-time; a date alone means its UTC midnight (CONTRACT §9). */
-function parseInstant(field: string, v: string | undefined): Date | undefined {
+export function parseInstant(field: string, v: string | undefined): Date | undefined {
   if (v === undefined || v === '') return undefined;
   const text = /^\d{4}-\d{2}-\d{2}$/.test(v) ? `${v}T00:00:00Z` : v;
   const ok = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/.test(text);
@@ -84,10 +91,103 @@ function publicRow(r: AuditRow): Record<string, unknown> {
   return out;
 }
 
+/** Quoted when it holds a quote, comma or line break, or could start a spreadsheet formula. */
+const NEEDS_QUOTES = /[",\r\n]|^[=+\-@]/;
+
+function csvText(s: string): string {
+  return NEEDS_QUOTES.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
+}
+
 function csvCell(v: unknown): string {
   if (v === null || v === undefined) return '';
-  const s = typeof v === 'object' ? JSON.stringify(v) : String(v);
-  return /[",\r\n]/.test(s) || /^[=+\-@]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
+  if (typeof v === 'boolean') return v ? 'true' : 'false';
+  return csvText(typeof v === 'object' ? JSON.stringify(v) : String(v));
+}
+
+/**
+ * The CSV lines of one stored evaluation (what csvLine gives for each of rowsOf's rows, built
+ * without the row objects): the evaluation's own cells are escaped once, not once per rule, and
+ * the cells of repeated condition sets come from `memo`. Exports spend their time here.
+ */
+export function csvLinesOf(
+  e: ExportEvaluation,
+  ruleId: string | undefined,
+  memo: Map<string, string>,
+): string {
+  const results = (JSON.parse(e.response) as { results?: unknown }).results;
+  if (!Array.isArray(results)) return '';
+  const head = `${csvCell(e.client_id)},${csvCell(e.evaluation_id)},`;
+  const mid = `,${csvCell(e.trigger_type)},${csvCell(e.trigger_entity_type)},${csvCell(e.trigger_entity_id)},${csvCell(e.evaluated_at)},${csvCell(e.transaction_blocked)},${csvCell(e.alert_generated)},`;
+  const tail = `,${csvCell(e.evaluator_id)},${csvCell(e.customer_id)},${csvCell(e.rule_set_version)}\r\n`;
+  let out = '';
+  for (const value of results) {
+    const r = (value ?? {}) as Record<string, unknown>;
+    const rule = textOf(r.rule_id);
+    if (ruleId !== undefined && rule !== ruleId) continue;
+    const met = r.conditions_met === undefined ? null : r.conditions_met;
+    const metJson = JSON.stringify(met);
+    let conditions = memo.get(metJson);
+    if (conditions === undefined) {
+      const keys = met !== null && typeof met === 'object' && !Array.isArray(met) ? Object.keys(met) : [];
+      conditions = `${csvCell(keys)},${csvCell(met)}`;
+      if (memo.size < 10_000) memo.set(metJson, conditions);
+    }
+    const actions = r.actions_to_execute;
+    const actionsCell = Array.isArray(actions) && actions.length === 0 ? '[]' : csvCell(actions);
+    out += `${head}${csvCell(rule)},${csvCell(textOf(r.result))}${mid}${conditions},${actionsCell},${csvCell(textOf(r.severity))}${tail}`;
+  }
+  return out;
+}
+
+/** `->>` of PostgreSQL: a string as it is, other JSON values as their JSON text, absent as null. */
+function textOf(v: unknown): string | null {
+  if (v === undefined || v === null) return null;
+  return typeof v === 'string' ? v : JSON.stringify(v);
+}
+
+/**
+ * The audit rows of one stored evaluation, one per rule result, exactly as the view
+ * mica_rule_evaluations (and the paged query) derives them; only the given rule's when filtered.
+ */
+export function rowsOf(e: ExportEvaluation, ruleId?: string): AuditRow[] {
+  const results = (JSON.parse(e.response) as { results?: unknown }).results;
+  if (!Array.isArray(results)) return [];
+  const rows: AuditRow[] = [];
+  results.forEach((value, i) => {
+    const r = (value ?? {}) as Record<string, unknown>;
+    const rule_id = textOf(r.rule_id);
+    if (ruleId !== undefined && rule_id !== ruleId) return;
+    const met = r.conditions_met === undefined ? null : r.conditions_met;
+    rows.push({
+      client_id: e.client_id,
+      evaluation_id: e.evaluation_id,
+      rule_id: rule_id as string,
+      result: textOf(r.result) as string,
+      trigger_type: e.trigger_type,
+      trigger_entity_type: e.trigger_entity_type,
+      trigger_entity_id: e.trigger_entity_id,
+      evaluated_at: e.evaluated_at,
+      transaction_blocked: e.transaction_blocked,
+      alert_generated: e.alert_generated,
+      conditions_evaluated:
+        met !== null && typeof met === 'object' && !Array.isArray(met) ? Object.keys(met) : [],
+      conditions_met: met as Record<string, boolean>,
+      actions_executed: (r.actions_to_execute === undefined ? null : r.actions_to_execute) as string[],
+      severity: textOf(r.severity) as string,
+      evaluator_id: e.evaluator_id,
+      customer_id: e.customer_id,
+      rule_set_version: e.rule_set_version,
+      rule_position: i + 1,
+    });
+  });
+  return rows;
+}
+
+/** One CSV line of an audit row, in AUDIT_COLUMNS order (the reference csvLinesOf is held to). */
+export function csvLine(r: AuditRow): string {
+  let line = '';
+  for (let i = 0; i < AUDIT_COLUMNS.length; i++) line += (i === 0 ? '' : ',') + csvCell(r[AUDIT_COLUMNS[i]!]);
+  return `${line}\r\n`;
 }
 
 /** The audit trail of a client: pages for the API, and exports streamed in chunks. */
@@ -108,6 +208,7 @@ export function createAuditService(deps: { audit: AuditQueryRepo }) {
       rule_id: q.rule_id,
       customer_id: q.customer_id,
       transaction_id: q.transaction_id,
+      evaluation_id: q.evaluation_id,
     };
   }
 
@@ -130,26 +231,27 @@ export function createAuditService(deps: { audit: AuditQueryRepo }) {
      */
     export(clientId: string, q: AuditQuery, format: 'csv' | 'json'): AsyncGenerator<string> {
       const filter = filterOf(clientId, q);
-      const pageSize = 2000;
+      // Evaluations per page: about 8 rows each, so a page is some 4,000 rows.
+      const pageSize = 500;
       return (async function* () {
         yield format === 'csv' ? `${AUDIT_COLUMNS.join(',')}\r\n` : '[';
-        let cursor: AuditCursor | undefined;
+        let after: { at: string; id: string } | undefined;
         let first = true;
+        const memo = new Map<string, string>();
         for (;;) {
-          const rows = await deps.audit.page(filter, cursor, pageSize);
-          if (rows.length === 0) break;
+          const page = await deps.audit.exportPage(filter, after, pageSize);
           let chunk = '';
-          for (const r of rows) {
-            if (format === 'csv') chunk += `${AUDIT_COLUMNS.map((c) => csvCell(r[c])).join(',')}\r\n`;
-            else {
-              chunk += (first ? '' : ',') + JSON.stringify(publicRow(r));
-              first = false;
-            }
-          }
-          yield chunk;
-          if (rows.length < pageSize) break;
-          const last = rows.at(-1)!;
-          cursor = { at: last.evaluated_at, id: last.evaluation_id, pos: last.rule_position };
+          for (const e of page)
+            if (format === 'csv') chunk += csvLinesOf(e, filter.rule_id, memo);
+            else
+              for (const r of rowsOf(e, filter.rule_id)) {
+                chunk += (first ? '' : ',') + JSON.stringify(publicRow(r));
+                first = false;
+              }
+          if (chunk !== '') yield chunk;
+          const last = page.at(-1);
+          if (page.length < pageSize || !last) break;
+          after = { at: last.cursor_at, id: last.evaluation_id };
         }
         if (format === 'json') yield ']';
       })();

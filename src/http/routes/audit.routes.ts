@@ -13,6 +13,7 @@ export const AuditQuerySchema = Type.Object({
   rule_id: Type.Optional(Type.String({ maxLength: 64 })),
   customer_id: Type.Optional(Type.String({ maxLength: 256 })),
   transaction_id: Type.Optional(Type.String({ maxLength: 256 })),
+  evaluation_id: Type.Optional(Type.String({ maxLength: 64, description: "one evaluation's rows" })),
   format: Type.Optional(Type.Union([Type.Literal('json'), Type.Literal('csv')])),
   cursor: Type.Optional(Type.String({ maxLength: 512 })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),

@@ -51,15 +51,18 @@ export const evaluateRoutes =
     );
   };
 
-/** The evaluator recorded with the audit rows: the key, and the named actor when one is given. */
+/**
+ * The evaluator recorded with the audit rows and history: the key, and its named actor. A key issued
+ * to an officer always acts as that officer (an X-Actor header cannot speak for someone else);
+ * a key without one may name the person behind it with X-Actor.
+ */
 export function actorOf(req: {
   principal?: { keyId: string; officer: string | null };
   headers: Record<string, unknown>;
 }) {
   const key = req.principal ? `key:${req.principal.keyId}` : 'system';
   const actor =
-    typeof req.headers['x-actor'] === 'string'
-      ? req.headers['x-actor'].slice(0, 128)
-      : req.principal?.officer;
+    req.principal?.officer ??
+    (typeof req.headers['x-actor'] === 'string' ? req.headers['x-actor'].slice(0, 128) : undefined);
   return actor ? `${key} (${actor})` : key;
 }

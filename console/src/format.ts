@@ -1,0 +1,49 @@
+// How times and deadlines read to an officer: absolute in their local time, plus what is left.
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+
+function span(ms: number): string {
+  const d = Math.floor(ms / DAY);
+  const h = Math.floor((ms % DAY) / HOUR);
+  const m = Math.floor((ms % HOUR) / MINUTE);
+  if (d > 0) return `${d}d ${h}h`;
+  if (h > 0) return `${h}h ${m}m`;
+  return `${Math.max(m, 0)}m`;
+}
+
+/** "3d 4h left", "overdue by 2h 5m", or "closed" when no deadline runs any more. */
+export function timeLeft(dueAt: string, now: number, final: boolean): { text: string; tone: string } {
+  if (final) return { text: 'no deadline (final)', tone: 'done' };
+  const diff = new Date(dueAt).getTime() - now;
+  if (diff < 0) return { text: `overdue by ${span(-diff)}`, tone: 'overdue' };
+  if (diff < 4 * HOUR) return { text: `${span(diff)} left`, tone: 'soon' };
+  return { text: `${span(diff)} left`, tone: 'ok' };
+}
+
+const dateTime = new Intl.DateTimeFormat(undefined, {
+  year: 'numeric',
+  month: 'short',
+  day: '2-digit',
+  hour: '2-digit',
+  minute: '2-digit',
+});
+
+/** A timestamp in the reader's local time. */
+export function when(iso: string | null | undefined): string {
+  if (!iso) return '—';
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? iso : dateTime.format(d);
+}
+
+export function shortId(id: string): string {
+  return id.slice(0, 8);
+}
+
+export const SEVERITIES = ['critical', 'high', 'medium', 'low'] as const;
+
+/** Status words as people say them. */
+export function label(status: string): string {
+  return status.replaceAll('_', ' ');
+}

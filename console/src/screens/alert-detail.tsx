@@ -1,0 +1,107 @@
+import type { Alert, CatalogueRule, EvaluationResponse } from '../api.ts';
+import { getJson } from '../api.ts';
+import { label, shortId, when } from '../format.ts';
+import { href } from '../router.ts';
+import {
+  Due,
+  ErrorBox,
+  HistoryTable,
+  Json,
+  Loading,
+  Section,
+  SeverityBadge,
+  StatusBadge,
+  useLoad,
+  useNow,
+} from '../ui.tsx';
+import { TransitionPanel } from './transition.tsx';
+import { TriggeredRules } from './triggered.tsx';
+
+async function loadAlert(id: string) {
+  const a = await getJson<Alert>(`/api/alerts/${encodeURIComponent(id)}`);
+  const [evaluation, rules] = await Promise.all([
+    a.evaluation_id
+      ? getJson<EvaluationResponse>(`/api/mica/evaluations/${a.evaluation_id}`)
+      : Promise.resolve(null),
+    getJson<{ rules: CatalogueRule[] }>('/api/mica/rules'),
+  ]);
+  return { a, evaluation, catalogue: new Map(rules.rules.map((r) => [r.id, r])) };
+}
+
+/** One alert: facts, deadline, moves (escalating opens a case), payload, triggered rules, history. */
+export function AlertDetail({ id, onChange }: { id: string; onChange: () => void }) {
+  const now = useNow();
+  const [loaded, reload] = useLoad(() => loadAlert(id), [id]);
+  if (loaded.state === 'loading') return <Loading what="the alert" />;
+  if (loaded.state === 'error')
+    return (
+      <>
+        <h1 tabIndex={-1}>Alert {id}</h1>
+        <ErrorBox
+          error={loaded.error}
+          title={loaded.error.status === 404 ? 'No such alert for this client' : 'Could not load the alert'}
+        />
+      </>
+    );
+  const { a, evaluation, catalogue } = loaded.data;
+  const final = a.status === 'closed' || a.status === 'escalated';
+  return (
+    <>
+      <h1 tabIndex={-1}>
+        Alert {shortId(a.id)} <StatusBadge status={a.status} /> <SeverityBadge severity={a.severity} />
+      </h1>
+      <div class="grid">
+        <Section title="Alert">
+          <dl class="facts">
+            <dt>State</dt>
+            <dd>
+              {label(a.status)}
+              {a.resolution ? ` (${label(a.resolution)})` : ''}
+            </dd>
+            <dt>Due</dt>
+            <dd>
+              <Due dueAt={a.due_at} final={final} now={now} />
+            </dd>
+            <dt>Source</dt>
+            <dd>
+              {a.source}
+              {a.event ? ` · ${a.event}` : ''}
+            </dd>
+            <dt>Customer</dt>
+            <dd>{a.customer_id ?? '—'}</dd>
+            <dt>Transaction</dt>
+            <dd>{a.transaction_id ?? '—'}</dd>
+            <dt>Received</dt>
+            <dd>{when(a.created_at)}</dd>
+            <dt>Case</dt>
+            <dd>{a.case_id ? <a href={href(`/cases/${a.case_id}`)}>open the case</a> : 'none'}</dd>
+          </dl>
+        </Section>
+        <Section title="Actions">
+          <TransitionPanel
+            kind="alert"
+            url={`/api/alerts/${a.id}/transition`}
+            status={a.status}
+            onDone={() => {
+              reload();
+              onChange();
+            }}
+          />
+        </Section>
+      </div>
+      {evaluation && (
+        <Section title="Triggered rules">
+          <TriggeredRules evaluation={evaluation} catalogue={catalogue} />
+        </Section>
+      )}
+      {a.payload !== null && a.payload !== undefined && (
+        <Section title="Raw vendor payload">
+          <Json value={a.payload} label="Raw vendor payload" />
+        </Section>
+      )}
+      <Section title="History">
+        <HistoryTable lines={a.history.map((h) => ({ ...h, item: `alert ${shortId(a.id)}` }))} />
+      </Section>
+    </>
+  );
+}

@@ -1,0 +1,232 @@
+import { useState } from 'preact/hooks';
+import {
+  type Alert,
+  type ApiError,
+  type Case,
+  type CatalogueRule,
+  download,
+  type EvaluationResponse,
+  getJson,
+  postJson,
+  qs,
+  type WhoAmI,
+} from '../api.ts';
+import { label, shortId, when } from '../format.ts';
+import { href } from '../router.ts';
+import {
+  asApiError,
+  Due,
+  ErrorBox,
+  type HistoryLine,
+  HistoryTable,
+  Json,
+  Loading,
+  Section,
+  SeverityBadge,
+  StatusBadge,
+  useLoad,
+  useNow,
+} from '../ui.tsx';
+import { TransitionPanel } from './transition.tsx';
+import { TriggeredRules } from './triggered.tsx';
+
+const SEVERITY_RANK: Record<string, number> = { low: 1, medium: 2, high: 3, critical: 4 };
+
+interface CaseBundle {
+  c: Case;
+  alerts: Alert[];
+  evaluations: EvaluationResponse[];
+  catalogue: Map<string, CatalogueRule>;
+}
+
+async function loadCase(id: string): Promise<CaseBundle> {
+  const c = await getJson<Case>(`/api/cases/${encodeURIComponent(id)}`);
+  const [alerts, rules] = await Promise.all([
+    Promise.all(c.alert_ids.slice(0, 100).map((a) => getJson<Alert>(`/api/alerts/${a}`))),
+    getJson<{ rules: CatalogueRule[] }>('/api/mica/rules'),
+  ]);
+  const evalIds = [
+    ...new Set([c.evaluation_id, ...alerts.map((a) => a.evaluation_id)].filter((x): x is string => !!x)),
+  ];
+  const evaluations = await Promise.all(
+    evalIds.map((e) => getJson<EvaluationResponse>(`/api/mica/evaluations/${e}`)),
+  );
+  return { c, alerts, evaluations, catalogue: new Map(rules.rules.map((r) => [r.id, r])) };
+}
+
+function Reassign({ c, me, onDone }: { c: Case; me: WhoAmI; onDone: () => void }) {
+  const [officer, setOfficer] = useState(c.assignee ?? '');
+  const [error, setError] = useState<ApiError>();
+  const [busy, setBusy] = useState(false);
+  if (c.status === 'closed') return null;
+  if (me.officers.length === 0)
+    return <p class="muted">No compliance officers are registered for this client.</p>;
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    try {
+      await postJson(`/api/cases/${c.id}/assign`, { officer });
+      onDone();
+    } catch (err) {
+      setError(asApiError(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form class="inline-form" onSubmit={submit} aria-label="Reassign">
+      <div class="field">
+        <label for="assignee">Assignee</label>
+        <select
+          id="assignee"
+          value={officer}
+          onChange={(e) => setOfficer((e.target as HTMLSelectElement).value)}
+        >
+          {!c.assignee && <option value="">unassigned</option>}
+          {me.officers.map((o) => (
+            <option key={o} value={o}>
+              {o}
+              {o === me.officer ? ' (me)' : ''}
+            </option>
+          ))}
+        </select>
+      </div>
+      <button type="submit" disabled={busy || !officer || officer === c.assignee}>
+        {busy ? 'Saving…' : 'Reassign'}
+      </button>
+      {error && <ErrorBox error={error} title="Reassignment refused" />}
+    </form>
+  );
+}
+
+/** One case: its facts, deadline, moves, assignment, alerts with their payloads, triggered rules and history. */
+export function CaseDetail({ id, me, onChange }: { id: string; me: WhoAmI; onChange: () => void }) {
+  const now = useNow();
+  const [loaded, reload] = useLoad(() => loadCase(id), [id]);
+  const [exportError, setExportError] = useState<ApiError>();
+  if (loaded.state === 'loading') return <Loading what="the case" />;
+  if (loaded.state === 'error')
+    return (
+      <>
+        <h1 tabIndex={-1}>Case {id}</h1>
+        <ErrorBox
+          error={loaded.error}
+          title={loaded.error.status === 404 ? 'No such case for this client' : 'Could not load the case'}
+        />
+      </>
+    );
+  const { c, alerts, evaluations, catalogue } = loaded.data;
+  const done = () => {
+    reload();
+    onChange();
+  };
+  const severity = alerts
+    .map((a) => a.severity)
+    .concat(evaluations.map((e) => e.highest_severity ?? ''))
+    .filter(Boolean)
+    .sort((a, b) => (SEVERITY_RANK[b] ?? 0) - (SEVERITY_RANK[a] ?? 0))[0];
+  const history: HistoryLine[] = [
+    ...c.history.map((h) => ({ ...h, item: c.case_number })),
+    ...alerts.flatMap((a) => a.history.map((h) => ({ ...h, item: `alert ${shortId(a.id)}` }))),
+  ].sort((a, b) => a.at.localeCompare(b.at));
+  const exportHistory = (format: 'csv' | 'json') =>
+    download(
+      `/api/mica/audit/transitions${qs({ case_id: c.id, format })}`,
+      `${c.case_number}-history.${format}`,
+    ).catch((e) => setExportError(asApiError(e)));
+  return (
+    <>
+      <h1 tabIndex={-1}>
+        {c.case_number} <StatusBadge status={c.status} /> <SeverityBadge severity={severity} />
+      </h1>
+      <div class="grid">
+        <Section title="Case">
+          <dl class="facts">
+            <dt>State</dt>
+            <dd data-testid="case-status">
+              {label(c.status)}
+              {c.resolution ? ` (${label(c.resolution)})` : ''}
+            </dd>
+            <dt>Due</dt>
+            <dd>
+              <Due dueAt={c.due_at} final={c.status === 'closed'} now={now} />
+            </dd>
+            <dt>Assignee</dt>
+            <dd>{c.assignee ?? 'unassigned'}</dd>
+            <dt>Opened</dt>
+            <dd>{when(c.created_at)}</dd>
+            <dt>Reason</dt>
+            <dd>{c.reason}</dd>
+            <dt>Rules</dt>
+            <dd>{c.rule_ids.length ? c.rule_ids.join(', ') : '—'}</dd>
+          </dl>
+        </Section>
+        <Section title="Actions">
+          <TransitionPanel
+            kind="case"
+            url={`/api/cases/${c.id}/transition`}
+            status={c.status}
+            onDone={done}
+          />
+          <Reassign c={c} me={me} onDone={done} />
+          {me.officer ? (
+            <p class="hint">Actions are recorded as {me.officer}.</p>
+          ) : (
+            <p class="hint">This key carries no officer name: actions are recorded under the key id only.</p>
+          )}
+        </Section>
+      </div>
+      <Section title={`Linked alerts (${alerts.length})`}>
+        {alerts.length === 0 ? (
+          <p class="muted">No alert is linked to this case.</p>
+        ) : (
+          alerts.map((a) => (
+            <article key={a.id} class={`alert-card row-sev-${a.severity}`}>
+              <h3>
+                <a href={href(`/alerts/${a.id}`)}>Alert {shortId(a.id)}</a>{' '}
+                <SeverityBadge severity={a.severity} /> <StatusBadge status={a.status} />
+              </h3>
+              <p>
+                {a.source}
+                {a.event ? ` · ${a.event}` : ''} · customer {a.customer_id ?? '—'} · transaction{' '}
+                {a.transaction_id ?? '—'} · vendor object {a.vendor_object_id ?? '—'}
+              </p>
+              {a.payload !== null && a.payload !== undefined && (
+                <details>
+                  <summary>Raw vendor payload</summary>
+                  <Json value={a.payload} label={`Payload of alert ${a.id}`} />
+                </details>
+              )}
+            </article>
+          ))
+        )}
+      </Section>
+      <Section title="Evaluations and triggered rules">
+        {evaluations.length === 0 ? (
+          <p class="muted">No evaluation is linked (the case came from a vendor webhook).</p>
+        ) : (
+          evaluations.map((e) => (
+            <TriggeredRules key={e.evaluation_id} evaluation={e} catalogue={catalogue} />
+          ))
+        )}
+      </Section>
+      <Section
+        title="History"
+        actions={
+          <>
+            <button type="button" onClick={() => exportHistory('csv')}>
+              Export history CSV
+            </button>
+            <button type="button" onClick={() => exportHistory('json')}>
+              Export history JSON
+            </button>
+          </>
+        }
+      >
+        {exportError && <ErrorBox error={exportError} title="Export failed" />}
+        <HistoryTable lines={history} />
+      </Section>
+    </>
+  );
+}

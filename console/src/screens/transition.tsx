@@ -1,0 +1,126 @@
+import { useState } from 'preact/hooks';
+import {
+  allowedTransitions,
+  type ItemKind,
+  resolutionsFor,
+} from '../../../src/domain/cases/state-machines.ts';
+import { type ApiError, postJson } from '../api.ts';
+import { label } from '../format.ts';
+import { asApiError, ErrorBox } from '../ui.tsx';
+
+/**
+ * The moves the state machine allows from the current status (the service's own table, bundled),
+ * one button each; a move asks for a note, and for a resolution where the state machine needs one.
+ */
+export function TransitionPanel({
+  kind,
+  url,
+  status,
+  onDone,
+}: {
+  kind: ItemKind;
+  url: string;
+  status: string;
+  onDone: () => void;
+}) {
+  const allowed = allowedTransitions(kind, status);
+  const [to, setTo] = useState<string | null>(null);
+  const [note, setNote] = useState('');
+  const [resolution, setResolution] = useState('');
+  const [error, setError] = useState<ApiError>();
+  const [busy, setBusy] = useState(false);
+  if (allowed.length === 0)
+    return (
+      <p class="muted">
+        This {kind} is {label(status)}: no further move is possible.
+      </p>
+    );
+  const resolutions = to ? resolutionsFor(kind, to) : [];
+  const choose = (t: string) => {
+    setTo(t);
+    setError(undefined);
+    setResolution('');
+    window.setTimeout(() => document.getElementById('move-note')?.focus(), 0);
+  };
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    if (!to) return;
+    setBusy(true);
+    setError(undefined);
+    try {
+      await postJson(url, { to, note: note.trim(), ...(resolutions.length ? { resolution } : {}) });
+      setTo(null);
+      setNote('');
+      onDone();
+    } catch (err) {
+      setError(asApiError(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <div class="transition">
+      <fieldset class="buttons">
+        <legend class="sr-only">Move this {kind}</legend>
+        {allowed.map((t) => (
+          <button
+            type="button"
+            key={t}
+            class={to === t ? 'primary' : ''}
+            aria-pressed={to === t}
+            data-move={t}
+            onClick={() => choose(t)}
+          >
+            Move to {label(t)}
+          </button>
+        ))}
+      </fieldset>
+      {to && (
+        <form class="move-form" onSubmit={submit} aria-label={`Move to ${label(to)}`}>
+          <div class="field">
+            <label for="move-note">Note (required)</label>
+            <textarea
+              id="move-note"
+              rows={3}
+              maxLength={2000}
+              required
+              value={note}
+              onInput={(e) => setNote((e.target as HTMLTextAreaElement).value)}
+            />
+          </div>
+          {resolutions.length > 0 && (
+            <div class="field">
+              <label for="move-resolution">Resolution (required)</label>
+              <select
+                id="move-resolution"
+                required
+                value={resolution}
+                onChange={(e) => setResolution((e.target as HTMLSelectElement).value)}
+              >
+                <option value="">Choose…</option>
+                {resolutions.map((r) => (
+                  <option key={r} value={r}>
+                    {label(r)}
+                  </option>
+                ))}
+              </select>
+            </div>
+          )}
+          {error && <ErrorBox error={error} title="The move was refused" />}
+          <div class="buttons">
+            <button
+              type="submit"
+              class="primary"
+              disabled={busy || !note.trim() || (resolutions.length > 0 && !resolution)}
+            >
+              {busy ? 'Saving…' : `Confirm: ${label(status)} → ${label(to)}`}
+            </button>
+            <button type="button" onClick={() => setTo(null)}>
+              Cancel
+            </button>
+          </div>
+        </form>
+      )}
+    </div>
+  );
+}

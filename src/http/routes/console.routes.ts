@@ -1,0 +1,129 @@
+import { Readable } from 'node:stream';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { ConsoleService } from '../../services/console.service.ts';
+import { principalOf } from '../plugins/auth.ts';
+import { CaseListQuery, listOf } from '../schemas/cases.schema.ts';
+import { nestedErrorResponses } from '../schemas/common.schema.ts';
+import {
+  CaseQueueSchema,
+  CountsSchema,
+  EvaluationRecordSchema,
+  RuleStatsQuery,
+  RuleStatsSchema,
+  TransitionQuerySchema,
+  TransitionSchema,
+  WhoAmISchema,
+} from '../schemas/console.schema.ts';
+
+const config = { auth: 'client', errorFormat: 'nested' } as const;
+const security = [{ bearer: [] }];
+
+/** The read models the web console needs beyond the plain API; bearer key, nested errors, tenant-scoped. */
+export const consoleApiRoutes =
+  (deps: { console: ConsoleService }): FastifyPluginAsyncTypebox =>
+  async (app) => {
+    const svc = deps.console;
+
+    app.get(
+      '/api/console/whoami',
+      {
+        config,
+        schema: {
+          tags: ['console'],
+          summary: 'The client, role, environment and officer of the key in use',
+          security,
+          response: { 200: WhoAmISchema, ...nestedErrorResponses },
+        },
+      },
+      async (req) => svc.whoami(principalOf(req)),
+    );
+
+    app.get(
+      '/api/console/counts',
+      {
+        config,
+        schema: {
+          tags: ['console'],
+          summary: 'Open, overdue and due-today alerts and cases',
+          security,
+          response: { 200: CountsSchema, ...nestedErrorResponses },
+        },
+      },
+      async (req) => svc.counts(principalOf(req)),
+    );
+
+    app.get(
+      '/api/console/cases',
+      {
+        config,
+        schema: {
+          tags: ['console'],
+          summary: 'The cases queue: cases soonest due first, each with its severity',
+          security,
+          querystring: CaseListQuery,
+          response: { 200: CaseQueueSchema, ...nestedErrorResponses },
+        },
+      },
+      async (req) => svc.casesQueue(principalOf(req), req.query),
+    );
+
+    app.get(
+      '/api/console/evaluations/:evaluation_id',
+      {
+        config,
+        schema: {
+          tags: ['console'],
+          summary: 'One stored evaluation with the request it answered',
+          security,
+          params: Type.Object({ evaluation_id: Type.String({ minLength: 1, maxLength: 64 }) }),
+          response: { 200: EvaluationRecordSchema, ...nestedErrorResponses },
+        },
+      },
+      async (req) => svc.evaluation(principalOf(req), req.params.evaluation_id),
+    );
+
+    app.get(
+      '/api/mica/rules/stats',
+      {
+        config,
+        schema: {
+          tags: ['evaluation'],
+          summary: 'Evaluations and triggers per rule and UTC day over the last days (default 30)',
+          security,
+          querystring: RuleStatsQuery,
+          response: { 200: RuleStatsSchema, ...nestedErrorResponses },
+        },
+      },
+      async (req) => svc.ruleStats(principalOf(req), req.query.days ?? 30),
+    );
+
+    app.get(
+      '/api/mica/audit/transitions',
+      {
+        config,
+        schema: {
+          tags: ['audit'],
+          summary:
+            'Every case and alert transition (history entries), oldest first; format=csv|json streams all',
+          security,
+          querystring: TransitionQuerySchema,
+          response: { 200: listOf(TransitionSchema), ...nestedErrorResponses },
+        },
+      },
+      async (req, reply) => {
+        const p = principalOf(req);
+        const { format, ...q } = req.query;
+        if (!format) return svc.transitions(p, q);
+        const chunks = await svc.exportTransitions(p, q, format);
+        const stamp = new Date().toISOString().replaceAll(':', '').slice(0, 15);
+        reply
+          .type(format === 'csv' ? 'text/csv; charset=utf-8' : 'application/json; charset=utf-8')
+          .header(
+            'content-disposition',
+            `attachment; filename="transitions-${p.clientId}-${stamp}.${format}"`,
+          );
+        return reply.send(Readable.from(chunks) as never);
+      },
+    );
+  };

@@ -1,0 +1,212 @@
+import { sql } from 'kysely';
+import type { Db } from './db.ts';
+
+/** Severities in rising order; a case's severity is the highest of its alerts and its evaluation. */
+const SEVERITY_ORDER = ['low', 'medium', 'high', 'critical'];
+
+export interface QueueCounts {
+  open: number;
+  overdue: number;
+  due_today: number;
+}
+
+export interface RuleDayRow {
+  rule_id: string;
+  day: string;
+  evaluations: number;
+  triggers: number;
+}
+
+export interface EvaluationRecord {
+  evaluation_id: string;
+  evaluated_at: string;
+  evaluator_id: string;
+  rule_set_version: string;
+  high_risk_list_date: string | null;
+  request: unknown;
+  response: unknown;
+}
+
+/** Keyset position in the transitions trail ordered by (at, kind, item_id, ord). */
+export interface TransitionCursor {
+  at: string;
+  kind: string;
+  id: string;
+  ord: number;
+}
+
+export interface TransitionFilter {
+  client_id: string;
+  from?: Date;
+  to?: Date;
+  kind?: 'case' | 'alert';
+  /** A case: its own entries and those of the alerts linked to it. */
+  case_id?: string;
+}
+
+export interface TransitionRow {
+  at: string;
+  kind: 'case' | 'alert';
+  item_id: string;
+  case_id: string | null;
+  case_number: string | null;
+  actor: string;
+  from: string | null;
+  to: string;
+  note: string | null;
+  resolution: string | null;
+  ord: number;
+}
+
+/** Read models of the web console (counts, severities, rule statistics, the transitions trail); tenant-scoped. */
+export function createConsoleRepo(db: Db) {
+  return {
+    /**
+     * Open (not final), overdue (past due, not final) and due today (not final, not yet overdue, due
+     * before `endOfDay`) items of a client.
+     */
+    async counts(
+      table: 'alerts' | 'cases',
+      clientId: string,
+      now: Date,
+      endOfDay: Date,
+      finalStatuses: string[],
+    ): Promise<QueueCounts> {
+      const at = now.toISOString();
+      const open = sql`status NOT IN (${sql.join(finalStatuses)})`;
+      const res = await sql<QueueCounts>`
+        SELECT count(*) FILTER (WHERE ${open})::int AS open,
+               count(*) FILTER (WHERE ${open} AND due_at < ${at}::timestamptz)::int AS overdue,
+               count(*) FILTER (WHERE ${open} AND due_at >= ${at}::timestamptz AND due_at < ${endOfDay.toISOString()}::timestamptz)::int
+                 AS due_today
+          FROM ${sql.table(table)} WHERE client_id = ${clientId}`.execute(db);
+      const row = res.rows[0];
+      return {
+        open: Number(row?.open ?? 0),
+        overdue: Number(row?.overdue ?? 0),
+        due_today: Number(row?.due_today ?? 0),
+      };
+    },
+
+    /** The highest severity of each case's linked alerts and its evaluation; absent when it has none. */
+    async caseSeverities(clientId: string, caseIds: string[]): Promise<Map<string, string>> {
+      const out = new Map<string, string>();
+      if (caseIds.length === 0) return out;
+      const order = sql`ARRAY[${sql.join(SEVERITY_ORDER)}]::text[]`;
+      const res = await sql<{ id: string; rank: number | null }>`
+        SELECT c.id::text AS id, max(x.rank)::int AS rank
+          FROM cases c
+          CROSS JOIN LATERAL (
+            SELECT array_position(${order}, a.severity) AS rank
+              FROM alerts a WHERE a.client_id = c.client_id AND a.case_id = c.id
+            UNION ALL
+            SELECT array_position(${order}, e.highest_severity)
+              FROM evaluations e
+             WHERE c.evaluation_id IS NOT NULL AND e.client_id = c.client_id
+               AND e.evaluation_id = c.evaluation_id
+          ) x
+         WHERE c.client_id = ${clientId} AND c.id = ANY(${caseIds}::uuid[])
+         GROUP BY c.id`.execute(db);
+      for (const r of res.rows) {
+        const severity = r.rank === null ? undefined : SEVERITY_ORDER[r.rank - 1];
+        if (severity) out.set(r.id, severity);
+      }
+      return out;
+    },
+
+    /** Evaluations and triggers per rule and UTC day in [from, to). */
+    async ruleDays(clientId: string, from: Date, to: Date): Promise<RuleDayRow[]> {
+      const res = await sql<RuleDayRow>`
+        SELECT r.value->>'rule_id' AS rule_id,
+               to_char(e.evaluated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day,
+               count(*)::int AS evaluations,
+               count(*) FILTER (WHERE (r.value->>'triggered')::boolean)::int AS triggers
+          FROM evaluations e
+         CROSS JOIN LATERAL json_array_elements(e.response->'results') AS r(value)
+         WHERE e.client_id = ${clientId} AND e.evaluated_at >= ${from.toISOString()}::timestamptz
+           AND e.evaluated_at < ${to.toISOString()}::timestamptz
+         GROUP BY 1, 2
+         ORDER BY 1, 2`.execute(db);
+      return res.rows.map((r) => ({
+        ...r,
+        evaluations: Number(r.evaluations),
+        triggers: Number(r.triggers),
+      }));
+    },
+
+    /** A stored evaluation of the client: the request as received and the response as returned. */
+    async evaluation(clientId: string, evaluationId: string) {
+      const res = await sql<EvaluationRecord>`
+        SELECT evaluation_id::text AS evaluation_id,
+               to_char(evaluated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS evaluated_at,
+               evaluator_id, rule_set_version, high_risk_list_date, request, response
+          FROM evaluations
+         WHERE client_id = ${clientId} AND evaluation_id = ${evaluationId}::uuid
+         LIMIT 1`.execute(db);
+      return res.rows[0];
+    },
+
+    /** The id of a client's case given by id or case number. */
+    async caseIdOf(clientId: string, idOrNumber: string, isUuid: boolean): Promise<string | undefined> {
+      let q = db.selectFrom('cases').select('id').where('client_id', '=', clientId);
+      q = isUuid ? q.where('id', '=', idOrNumber.toLowerCase()) : q.where('case_number', '=', idOrNumber);
+      return (await q.executeTakeFirst())?.id;
+    },
+
+    /**
+     * One page of history entries of a client's cases and alerts, oldest first. An item holds an
+     * entry at time T only if it was created by T and updated at or after T, which prunes items
+     * before their history is expanded.
+     */
+    async transitions(
+      f: TransitionFilter,
+      after: TransitionCursor | undefined,
+      limit: number,
+    ): Promise<TransitionRow[]> {
+      const lower = after ? new Date(after.at) : f.from;
+      const itemConds = (alias: 'c' | 'a') => {
+        const conds = [sql`${sql.ref(`${alias}.client_id`)} = ${f.client_id}`];
+        if (lower) conds.push(sql`${sql.ref(`${alias}.updated_at`)} >= ${lower.toISOString()}::timestamptz`);
+        if (f.to) conds.push(sql`${sql.ref(`${alias}.created_at`)} < ${f.to.toISOString()}::timestamptz`);
+        if (f.case_id)
+          conds.push(alias === 'c' ? sql`c.id = ${f.case_id}::uuid` : sql`a.case_id = ${f.case_id}::uuid`);
+        return sql.join(conds, sql` AND `);
+      };
+      const parts = [];
+      if (f.kind !== 'alert')
+        parts.push(sql`
+          SELECT 'case' AS kind, c.id::text AS item_id, c.id::text AS case_id, c.case_number,
+                 c.resolution, h.value, h.ord
+            FROM cases c CROSS JOIN LATERAL jsonb_array_elements(c.history) WITH ORDINALITY AS h(value, ord)
+           WHERE ${itemConds('c')}`);
+      if (f.kind !== 'case')
+        parts.push(sql`
+          SELECT 'alert' AS kind, a.id::text AS item_id, a.case_id::text AS case_id, k.case_number,
+                 a.resolution, h.value, h.ord
+            FROM alerts a
+            LEFT JOIN cases k ON k.id = a.case_id AND k.client_id = a.client_id
+           CROSS JOIN LATERAL jsonb_array_elements(a.history) WITH ORDINALITY AS h(value, ord)
+           WHERE ${itemConds('a')}`);
+      const rowConds = [sql`true`];
+      if (f.from) rowConds.push(sql`(x.value->>'at')::timestamptz >= ${f.from.toISOString()}::timestamptz`);
+      if (f.to) rowConds.push(sql`(x.value->>'at')::timestamptz < ${f.to.toISOString()}::timestamptz`);
+      if (after)
+        rowConds.push(
+          sql`((x.value->>'at')::timestamptz, x.kind, x.item_id, x.ord) > (${after.at}::timestamptz, ${after.kind}, ${after.id}, ${after.ord}::bigint)`,
+        );
+      const res = await sql<TransitionRow>`
+        SELECT to_char((x.value->>'at')::timestamptz AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS at,
+               x.kind, x.item_id, x.case_id, x.case_number,
+               x.value->>'actor' AS actor, x.value->>'from' AS "from", x.value->>'to' AS "to",
+               x.value->>'note' AS note,
+               CASE WHEN x.value->>'to' = 'closed' THEN x.resolution END AS resolution,
+               x.ord::int AS ord
+          FROM (${sql.join(parts, sql` UNION ALL `)}) x
+         WHERE ${sql.join(rowConds, sql` AND `)}
+         ORDER BY (x.value->>'at')::timestamptz, x.kind, x.item_id, x.ord
+         LIMIT ${limit}`.execute(db);
+      return res.rows.map((r) => ({ ...r, ord: Number(r.ord) }));
+    },
+  };
+}
+export type ConsoleRepo = ReturnType<typeof createConsoleRepo>;

@@ -1,0 +1,271 @@
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
+import type { Browser, Page } from 'playwright-core';
+import { buildApp } from '../../src/app.ts';
+import { loadConfig } from '../../src/config.ts';
+import { createDeps } from '../../src/deps.ts';
+import { CONSOLE_DIST } from '../../src/http/routes/console-static.routes.ts';
+import { freshDatabase, TEST_DATABASE_URL } from '../helpers/harness.ts';
+import { type ServerProcess, startServerProcess, tempDataDir } from '../helpers/server-process.ts';
+import { signed, TEST_SECRET_KEY, vendorBody } from '../helpers/webhooks.ts';
+
+const CHROMIUM = '/usr/bin/chromium';
+const REQUIRED = process.env.CI === '1' || process.env.CI === 'true' || process.env.MICA_E2E_REQUIRED === '1';
+const ARTIFACTS = join(process.cwd(), 'test-artifacts', 'console');
+const DAY_MS = 86_400_000;
+
+/** Width and height of a PNG, read from its IHDR chunk; throws if the bytes are not a PNG. */
+function pngSize(file: string): { width: number; height: number; bytes: number } {
+  const b = readFileSync(file);
+  assert.ok(b.subarray(0, 8).equals(Buffer.from([137, 80, 78, 71, 13, 10, 26, 10])), `${file} is a PNG`);
+  assert.equal(b.subarray(12, 16).toString('latin1'), 'IHDR');
+  return { width: b.readUInt32BE(16), height: b.readUInt32BE(20), bytes: b.length };
+}
+
+async function shot(page: Page, name: string, viewport = { width: 1280, height: 800 }) {
+  const file = join(ARTIFACTS, `${name}.png`);
+  await page.screenshot({ path: file });
+  const size = pngSize(file);
+  assert.deepEqual({ width: size.width, height: size.height }, viewport, `${name} screenshot size`);
+  // A blank page compresses to a few hundred bytes; a rendered screen is far larger.
+  assert.ok(size.bytes > 8_000, `${name} screenshot has content (${size.bytes} bytes)`);
+}
+
+/**
+ * Seeds the store the server will open: client acme with officers olga and bruno, a key issued to
+ * olga, a txmon-a registration, and one high-severity webhook delivery (through the real intake)
+ * whose case has since gone past its deadline. The store holds no clock to wind back, so the
+ * delivery's case and alert are moved 8 days into the past, as if it had arrived then.
+ */
+async function seed(env: Record<string, string>) {
+  const config = loadConfig({ ...env, LOG_LEVEL: 'silent', MICA_DEMO_SEED: 'false' });
+  const deps = await createDeps(config);
+  try {
+    await deps.clients.create('acme', { name: 'Acme Markets', actor: 'e2e' });
+    await deps.clients.addOfficer('acme', 'olga', 'e2e');
+    await deps.clients.addOfficer('acme', 'bruno', 'e2e');
+    const key = await deps.keys.create('acme', { officer: 'olga', actor: 'e2e' });
+    await deps.commands('webhooks.add', { kind: 'txmon-a', client_id: 'acme', secret: 'acme-secret' }, 'e2e');
+    const app = await buildApp(deps, { logger: false });
+    const body = vendorBody('txmon-a', {
+      data: {
+        severity: 'high',
+        customer_id: 'cust-77',
+        transaction_id: 'tx-77',
+        reason: 'structuring pattern',
+      },
+    });
+    const res = await app.inject(signed('txmon-a', 'acme-secret', body));
+    assert.equal(res.statusCode, 200, res.body);
+    const ack = res.json() as { case_id: string; case_number: string; platform_alert_id: string };
+    await app.close();
+    const shift = `${8 * DAY_MS} milliseconds`;
+    const back = (table: 'cases' | 'alerts', id: string) =>
+      sql`UPDATE ${sql.table(table)}
+             SET created_at = created_at - ${shift}::interval, due_at = due_at - ${shift}::interval,
+                 updated_at = updated_at - ${shift}::interval,
+                 history = (SELECT coalesce(jsonb_agg(jsonb_set(h, '{at}', to_jsonb(to_char(((h->>'at')::timestamptz - ${shift}::interval) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))))
+                              , '[]'::jsonb) FROM jsonb_array_elements(history) h)
+           WHERE id = ${id}::uuid`.execute(deps.db);
+    await back('cases', ack.case_id);
+    await back('alerts', ack.platform_alert_id);
+    return { key: key.key, keyId: key.key_id, ...ack };
+  } finally {
+    await deps.close();
+  }
+}
+
+describe('web console, end to end in Chromium', () => {
+  let server: ServerProcess | undefined;
+  let browser: Browser | undefined;
+  const present = existsSync(CHROMIUM);
+
+  before(async () => {
+    if (!present) return;
+    if (!existsSync(join(CONSOLE_DIST, 'index.html'))) {
+      const { build } = await import('vite');
+      await build({ configFile: 'console/vite.config.ts', logLevel: 'warn' });
+    }
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+
+  it('signs in, works the overdue case through to closed, and finds the moves in the export', async (t) => {
+    if (!present) {
+      if (REQUIRED)
+        assert.fail(`${CHROMIUM} is missing: install Debian's chromium (apt-get install chromium)`);
+      t.skip(
+        `${CHROMIUM} is not installed (apt-get install chromium); set MICA_E2E_REQUIRED=1 to fail instead`,
+      );
+      return;
+    }
+    mkdirSync(ARTIFACTS, { recursive: true });
+    const dataDir = tempDataDir();
+    if (TEST_DATABASE_URL) await (await freshDatabase()).close();
+    const env: Record<string, string> = {
+      MICA_DATA_DIR: dataDir,
+      MICA_SECRET_KEY: TEST_SECRET_KEY,
+      ...(TEST_DATABASE_URL ? { DATABASE_URL: TEST_DATABASE_URL } : {}),
+    };
+    const s = await seed(env);
+    server = await startServerProcess({ ...env, MICA_DEMO_SEED: 'false', STR_SWEEP_CRON: 'off' });
+    const api = (path: string, init: RequestInit = {}) =>
+      fetch(`${server!.url}${path}`, {
+        ...init,
+        headers: { authorization: `Bearer ${s.key}`, 'content-type': 'application/json' },
+      });
+    // Evaluations for the chart and the evaluation screen: one that blocks and opens a case, one clean.
+    const evaluate = async (id: string, data: Record<string, unknown>) => {
+      const res = await api('/api/mica/evaluate', {
+        method: 'POST',
+        body: JSON.stringify({ client_id: 'acme', trigger_type: 'transaction', trigger_entity_id: id, data }),
+      });
+      assert.equal(res.status, 200, await res.clone().text());
+      return ((await res.json()) as { evaluation_id: string }).evaluation_id;
+    };
+    const blocked = await evaluate('tx-e2e-1', {
+      customer_id: 'c-9',
+      customer_verified: true,
+      amount_eur: 2500,
+    });
+    await evaluate('tx-e2e-2', {
+      customer_id: 'c-9',
+      customer_verified: true,
+      amount_eur: 10,
+      full_cdd_complete: true,
+    });
+
+    const { chromium } = await import('playwright-core');
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    });
+    const context = await browser.newContext({
+      viewport: { width: 1280, height: 800 },
+      acceptDownloads: true,
+    });
+    const page = await context.newPage();
+    const foreign: string[] = [];
+    const origin = new URL(server.url).origin;
+    page.on('request', (r) => {
+      const u = r.url();
+      if (!u.startsWith(origin) && !u.startsWith('blob:') && !u.startsWith('data:')) foreign.push(u);
+    });
+    const pageErrors: string[] = [];
+    page.on('pageerror', (e) => pageErrors.push(e.message));
+
+    // Sign in.
+    await page.goto(`${server.url}/console`);
+    await page.getByLabel('API key').waitFor();
+    await shot(page, '01-sign-in');
+    await page.getByLabel('API key').fill(s.key);
+    await page.keyboard.press('Enter');
+
+    // Cases queue: the overdue case is there, marked overdue, and counted.
+    await page.getByRole('heading', { name: 'Cases', level: 1 }).waitFor();
+    const row = page.locator('tr', { hasText: s.case_number });
+    await row.waitFor();
+    assert.match(await row.innerText(), /overdue by \d+d/);
+    await page.getByTestId('cases-overdue').getByText('1').waitFor();
+    assert.match(await page.getByTestId('who').innerText(), /olga · Acme Markets/);
+    await shot(page, '02-cases-queue');
+
+    // Case detail: the linked alert with its payload; then investigating → pending_filing → closed.
+    await row.getByRole('link', { name: s.case_number }).click();
+    await page.getByRole('heading', { name: new RegExp(s.case_number), level: 1 }).waitFor();
+    await page.getByText('Raw vendor payload').first().click();
+    assert.match(await page.locator('pre.json').first().innerText(), /structuring pattern/);
+    await shot(page, '03-case-detail');
+    const moves: Array<[string, string, string | undefined]> = [
+      ['investigating', 'Started the review of the structuring pattern', undefined],
+      ['pending_filing', 'Pattern confirmed; report drafted for the FIU', undefined],
+      ['closed', 'Report filed with the FIU, reference FIU-2026-118', 'report_filed'],
+    ];
+    for (const [to, note, resolution] of moves) {
+      const buttons = await page
+        .locator('[data-move]')
+        .evaluateAll((els) => els.map((e) => e.getAttribute('data-move')));
+      assert.ok(buttons.includes(to), `move to ${to} offered (offered: ${buttons.join(', ')})`);
+      await page.locator(`[data-move="${to}"]`).click();
+      await page.getByLabel('Note (required)').fill(note);
+      if (resolution) await page.getByLabel('Resolution (required)').selectOption(resolution);
+      await page.getByRole('button', { name: /^Confirm:/ }).click();
+      await page.getByTestId('case-status').getByText(to.replace('_', ' '), { exact: false }).waitFor();
+    }
+    assert.equal(await page.locator('[data-move]').count(), 0, 'a closed case offers no move');
+    await page.getByRole('cell', { name: 'Report filed with the FIU, reference FIU-2026-118' }).waitFor();
+    await shot(page, '04-case-closed');
+
+    // One-click export of the case history from the page, as a downloaded file.
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Export history CSV' }).click(),
+    ]);
+    const csv = readFileSync((await download.path())!, 'utf8');
+    const actor = `key:${s.keyId} (olga)`;
+    for (const [to, note] of moves)
+      assert.ok(
+        csv.split('\r\n').some((l) => l.includes(`,${to},`) && l.includes(note) && l.includes(actor)),
+        `the export holds the move to ${to} by olga:\n${csv}`,
+      );
+    assert.match(csv, /,closed,[^\r\n]*,report_filed\r\n/);
+
+    // The same moves through the API export, in order.
+    const json = (await (
+      await api(`/api/mica/audit/transitions?case_id=${s.case_number}&format=json`)
+    ).json()) as Array<{
+      kind: string;
+      to: string;
+      actor: string;
+    }>;
+    assert.deepEqual(
+      json.filter((r) => r.kind === 'case' && r.actor === actor).map((r) => r.to),
+      ['investigating', 'pending_filing', 'closed'],
+    );
+
+    // The other screens, each one rendered and captured.
+    await page.goto(`${server.url}/console/#/alerts`);
+    await page.getByRole('heading', { name: 'Alerts', level: 1 }).waitFor();
+    await page.locator('table.queue tbody tr').first().waitFor();
+    await shot(page, '05-alerts-queue');
+    await page.goto(`${server.url}/console/#/alerts/${s.platform_alert_id}`);
+    await page.getByRole('heading', { name: 'Raw vendor payload' }).waitFor();
+    await shot(page, '06-alert-detail');
+    await page.goto(`${server.url}/console/#/evaluations/${blocked}`);
+    await page.getByRole('heading', { name: 'Rules', level: 2 }).waitFor();
+    assert.match(await page.locator('main').innerText(), /MICA-CDD-002/);
+    await shot(page, '07-evaluation');
+    await page.getByRole('link', { name: 'audit rows of this evaluation' }).click();
+    await page.locator('td', { hasText: 'MICA-CDD-002' }).first().waitFor();
+    await shot(page, '08-audit-evaluations');
+    await page.goto(`${server.url}/console/#/audit?tab=transitions`);
+    await page.getByRole('cell', { name: 'Started the review of the structuring pattern' }).waitFor();
+    await shot(page, '09-audit-transitions');
+    await page.goto(`${server.url}/console/#/rules`);
+    await page.locator('figure.chart svg').waitFor();
+    // Two transaction evaluations of 8 rules each today; CDD-002 triggered once.
+    assert.match(await page.locator('figure.chart figcaption').innerText(), /16 evaluations and 1 triggers/);
+    await shot(page, '10-rules');
+
+    // A narrow screen still shows the queue.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(`${server.url}/console/#/cases?status=closed`);
+    await page.locator('tr', { hasText: s.case_number }).waitFor();
+    await shot(page, '11-cases-narrow', { width: 390, height: 844 });
+
+    assert.deepEqual(foreign, [], 'the console makes no request beyond its own origin');
+    assert.deepEqual(pageErrors, [], 'no script error on any screen');
+  });
+});

@@ -1,0 +1,322 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { createConsoleService, endOfLocalDay } from '../../src/services/console.service.ts';
+import { createClientsRepo } from '../../src/storage/clients.repo.ts';
+import { createConsoleRepo } from '../../src/storage/console.repo.ts';
+import { type CasesApi, startCasesApi } from '../helpers/cases-api.ts';
+import { signed, vendorBody } from '../helpers/webhooks.ts';
+
+type Who = { auth: Record<string, string> };
+
+describe('console API: whoami, counts, cases queue, evaluation record, rule stats, transitions', () => {
+  let api: CasesApi;
+  let olga: Who & { keyId: string };
+  before(async () => {
+    api = await startCasesApi();
+    const k = await api.t.deps.keys.create('acme', { officer: 'olga', actor: 'test' });
+    olga = { keyId: k.key_id, auth: { authorization: `Bearer ${k.key}` } };
+  });
+  after(() => api.t.close());
+
+  const evaluate = (who: Who, client: string, id: string, data: Record<string, unknown>) =>
+    api.as(who).post('/api/mica/evaluate', {
+      client_id: client,
+      trigger_type: 'transaction',
+      trigger_entity_id: id,
+      data,
+    });
+
+  it('whoami names the client, role, environment and the key’s officer; 401 without a key', async () => {
+    const me = (await api.as(olga).get('/api/console/whoami')).json();
+    assert.deepEqual(me, {
+      client_id: 'acme',
+      client_name: 'acme',
+      key_id: olga.keyId,
+      role: 'standard',
+      environment: 'live',
+      sandbox: false,
+      officer: 'olga',
+      officers: ['bruno', 'olga'],
+      time_zone: 'UTC',
+    });
+    const plain = (await api.as(api.acme).get('/api/console/whoami')).json();
+    assert.equal(plain.officer, null);
+    const other = (await api.as(api.globex).get('/api/console/whoami')).json();
+    assert.equal(other.client_id, 'globex');
+    assert.deepEqual(other.officers, []);
+    const anon = await api.t.app.inject({ method: 'GET', url: '/api/console/whoami' });
+    assert.equal(anon.statusCode, 401);
+    assert.equal(anon.json().error.code, 'UNAUTHORIZED');
+  });
+
+  it('an officer key acts as its officer: in case history and in the audit rows; X-Actor cannot override it', async () => {
+    const caseId = await api.newCase();
+    const moved = await api
+      .as(olga, { 'x-actor': 'mallory' })
+      .post(`/api/cases/${caseId}/transition`, { to: 'investigating', note: 'looking' });
+    assert.equal(moved.statusCode, 200, moved.body);
+    const last = moved.json().history.at(-1);
+    assert.equal(last.actor, `key:${olga.keyId} (olga)`);
+    const assigned = await api.as(olga).post(`/api/cases/${caseId}/assign`, { officer: 'bruno' });
+    assert.equal(assigned.json().history.at(-1).actor, `key:${olga.keyId} (olga)`);
+    // A key without an officer may still name its person.
+    const named = await api.as(api.acme, { 'x-actor': 'Olga O.' }).post(`/api/cases/${caseId}/transition`, {
+      to: 'pending_filing',
+    });
+    assert.match(named.json().history.at(-1).actor, /\(Olga O\.\)$/);
+
+    const ev = (await evaluate(olga, 'acme', 'tx-olga', { customer_verified: true, amount_eur: 5 })).json();
+    const rows = (
+      await api.as(olga).get(`/api/mica/audit/evaluations?evaluation_id=${ev.evaluation_id}`)
+    ).json().items;
+    assert.ok(rows.length > 0);
+    for (const r of rows) assert.equal(r.evaluator_id, `key:${olga.keyId} (olga)`);
+  });
+
+  it('the audit filter by evaluation id returns that evaluation’s rows only, and none of another client', async () => {
+    const a = (await evaluate(api.acme, 'acme', 'tx-a', { customer_verified: true, amount_eur: 1 })).json();
+    await evaluate(api.acme, 'acme', 'tx-b', { customer_verified: true, amount_eur: 2 });
+    const rows = (
+      await api.as(api.acme).get(`/api/mica/audit/evaluations?evaluation_id=${a.evaluation_id}`)
+    ).json().items;
+    assert.equal(rows.length, a.rules_evaluated);
+    assert.ok(rows.every((r: { evaluation_id: string }) => r.evaluation_id === a.evaluation_id));
+    const foreign = (
+      await api.as(api.globex).get(`/api/mica/audit/evaluations?evaluation_id=${a.evaluation_id}`)
+    ).json();
+    assert.deepEqual(foreign.items, []);
+    const junk = await api.as(api.acme).get('/api/mica/audit/evaluations?evaluation_id=not-a-uuid');
+    assert.equal(junk.statusCode, 200);
+    assert.deepEqual(junk.json().items, []);
+  });
+
+  it('the evaluation record holds the request as received; unknown, malformed and foreign ids are 404', async () => {
+    const data = { customer_id: 'c-5', customer_verified: true, amount_eur: 2500 };
+    const ev = (await evaluate(api.acme, 'acme', 'tx-rec', data)).json();
+    const rec = await api.as(api.acme).get(`/api/console/evaluations/${ev.evaluation_id}`);
+    assert.equal(rec.statusCode, 200, rec.body);
+    const body = rec.json();
+    assert.equal(body.request.trigger_entity_id, 'tx-rec');
+    assert.deepEqual(body.request.data, data);
+    assert.deepEqual(body.response, ev);
+    assert.match(body.evaluator_id, /^key:/);
+    for (const [who, id] of [
+      [api.globex, ev.evaluation_id],
+      [api.acme, randomUUID()],
+      [api.acme, 'nope'],
+    ] as const) {
+      const res = await api.as(who).get(`/api/console/evaluations/${id}`);
+      assert.equal(res.statusCode, 404, `${id}`);
+      assert.equal(res.json().error.code, 'NOT_FOUND');
+    }
+  });
+
+  it('the cases queue gives each case its severity and shows one client only', async () => {
+    const high = await api.webhook('acme', 'high');
+    const critical = await api.webhook('acme', 'critical');
+    const queue = (await api.as(api.acme).get('/api/console/cases?limit=200')).json();
+    const sev = new Map(queue.items.map((c: { id: string; severity: string }) => [c.id, c.severity]));
+    assert.equal(sev.get(high.case_id), 'high');
+    assert.equal(sev.get(critical.case_id), 'critical');
+    const globexCase = (await api.webhook('globex', 'high')).case_id;
+    assert.ok(!sev.has(globexCase));
+    const theirs = (await api.as(api.globex).get('/api/console/cases')).json();
+    assert.deepEqual(
+      theirs.items.map((c: { id: string }) => c.id),
+      [globexCase],
+    );
+    const bad = await api.as(api.acme).get('/api/console/cases?status=nonsense');
+    assert.equal(bad.statusCode, 400);
+  });
+
+  it('rule stats count evaluations and triggers per rule for today, for the caller only', async () => {
+    const before = (await api.as(api.acme).get('/api/mica/rules/stats')).json();
+    assert.equal(before.days.length, 30);
+    const today = new Date().toISOString().slice(0, 10);
+    assert.equal(before.days.at(-1), today);
+    const cdd2 = (s: typeof before) =>
+      s.rules.find((r: { rule_id: string }) => r.rule_id === 'MICA-CDD-002') as {
+        evaluations: number[];
+        triggers: number[];
+      };
+    await evaluate(api.acme, 'acme', 'tx-s1', {
+      customer_id: 'c-s',
+      customer_verified: true,
+      amount_eur: 3000,
+    });
+    await evaluate(api.acme, 'acme', 'tx-s2', {
+      customer_verified: true,
+      full_cdd_complete: true,
+      amount_eur: 3000,
+    });
+    const now = (await api.as(api.acme).get('/api/mica/rules/stats')).json();
+    assert.equal(cdd2(now).evaluations.at(-1)! - cdd2(before).evaluations.at(-1)!, 2);
+    assert.equal(cdd2(now).triggers.at(-1)! - cdd2(before).triggers.at(-1)!, 1);
+    const globex = (await api.as(api.globex).get('/api/mica/rules/stats?days=7')).json();
+    assert.equal(globex.days.length, 7);
+    assert.equal(
+      globex.rules.reduce((s: number, r: { total_evaluations: number }) => s + r.total_evaluations, 0),
+      0,
+    );
+    assert.equal((await api.as(api.acme).get('/api/mica/rules/stats?days=91')).statusCode, 400);
+  });
+
+  it('transitions: every move of cases and alerts, paged and exported; case filter; foreign case 404', async () => {
+    const {
+      case_id: caseId,
+      case_number: caseNumber,
+      platform_alert_id: alertId,
+    } = await api.webhook('acme', 'high');
+    await api
+      .as(olga)
+      .post(`/api/cases/${caseId}/transition`, { to: 'investigating', note: 'a, "quoted" note' });
+    await api
+      .as(olga)
+      .post(`/api/cases/${caseId}/transition`, { to: 'closed', resolution: 'no_action', note: 'done' });
+    await api.as(olga).post(`/api/alerts/${alertId}/transition`, { to: 'acknowledged', note: 'seen' });
+
+    const mine = (await api.as(api.acme).get(`/api/mica/audit/transitions?case_id=${caseNumber}`)).json()
+      .items;
+    const moves = mine.map((r: { kind: string; to: string }) => `${r.kind}:${r.to}`);
+    // The case and its alert are created together: their first entries may share a timestamp.
+    assert.deepEqual(moves.slice(0, 2).sort(), ['alert:open', 'case:open']);
+    assert.deepEqual(moves.slice(2), ['case:investigating', 'case:closed', 'alert:acknowledged']);
+    const closing = mine.find((r: { to: string }) => r.to === 'closed');
+    assert.equal(closing.resolution, 'no_action');
+    assert.equal(closing.actor, `key:${olga.keyId} (olga)`);
+    assert.equal(closing.case_number, caseNumber);
+    assert.equal(mine.find((r: { kind: string }) => r.kind === 'alert').case_number, caseNumber);
+    const alertsOnly = (
+      await api.as(api.acme).get(`/api/mica/audit/transitions?case_id=${caseId}&kind=alert`)
+    ).json();
+    assert.ok(alertsOnly.items.every((r: { kind: string }) => r.kind === 'alert'));
+
+    // Pages of one walk the whole trail once, in time order.
+    const all = (await api.as(api.acme).get('/api/mica/audit/transitions?limit=1000')).json().items;
+    const walked: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: { items: Array<{ item_id: string; at: string; to: string }>; next_cursor: string | null } =
+        (
+          await api
+            .as(api.acme)
+            .get(`/api/mica/audit/transitions?limit=3${cursor ? `&cursor=${cursor}` : ''}`)
+        ).json();
+      walked.push(...page.items.map((r) => `${r.item_id}/${r.at}/${r.to}`));
+      cursor = page.next_cursor;
+    } while (cursor);
+    assert.deepEqual(
+      walked,
+      all.map((r: { item_id: string; at: string; to: string }) => `${r.item_id}/${r.at}/${r.to}`),
+    );
+    const times = all.map((r: { at: string }) => r.at);
+    assert.deepEqual(times, [...times].sort());
+
+    const csv = await api.as(api.acme).get(`/api/mica/audit/transitions?case_id=${caseId}&format=csv`);
+    assert.match(csv.headers['content-type'] as string, /^text\/csv/);
+    const lines = csv.body.trim().split('\r\n');
+    assert.equal(lines[0], 'at,kind,item_id,case_id,case_number,actor,from,to,note,resolution');
+    assert.equal(lines.length, 1 + mine.length);
+    assert.ok(lines.some((l) => l.endsWith(',investigating,"a, ""quoted"" note",')));
+    const json = await api.as(api.acme).get(`/api/mica/audit/transitions?case_id=${caseId}&format=json`);
+    assert.equal(JSON.parse(json.body).length, mine.length);
+
+    const foreign = await api.as(api.globex).get(`/api/mica/audit/transitions?case_id=${caseId}`);
+    assert.equal(foreign.statusCode, 404);
+    const foreignNumber = await api.as(api.globex).get(`/api/mica/audit/transitions?case_id=${caseNumber}`);
+    assert.equal(foreignNumber.statusCode, 404);
+    const globexAll = (await api.as(api.globex).get('/api/mica/audit/transitions?limit=1000')).json().items;
+    assert.ok(globexAll.every((r: { item_id: string }) => r.item_id !== caseId && r.item_id !== alertId));
+    assert.equal((await api.as(api.acme).get('/api/mica/audit/transitions?cursor=bogus')).statusCode, 400);
+    assert.equal((await api.as(api.acme).get('/api/mica/audit/transitions?from=yesterday')).statusCode, 400);
+  });
+
+  it('counts: open, overdue and due today (up to midnight in the client time zone); per client', async () => {
+    // A fixed clock and due dates set around it, so the day boundary is certain.
+    const at = new Date('2030-01-15T12:00:00Z');
+    const db = api.t.deps.db;
+    await api.t.deps.clients.create('initech', { actor: 'test' });
+    const svc = (clientId: string, timeZone: string) => {
+      const s = createConsoleService({
+        repo: createConsoleRepo(db),
+        clients: createClientsRepo(db),
+        clientContext: async (id) => {
+          const ctx = await api.t.deps.clientContext(id);
+          return ctx && { ...ctx, settings: { ...ctx.settings, time_zone: timeZone } };
+        },
+        alertsCases: api.t.deps.alertsCases,
+        now: () => at,
+      });
+      return s.counts({ keyId: 'k', clientId, role: 'standard', environment: 'live', officer: null });
+    };
+    const empty = await svc('initech', 'UTC');
+    assert.deepEqual(empty.cases, { open: 0, overdue: 0, due_today: 0 });
+
+    await api.t.deps.commands(
+      'webhooks.add',
+      { kind: 'txmon-a', client_id: 'initech', secret: 'initech-secret' },
+      't',
+    );
+    const ids: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const res = await api.t.app.inject(
+        signed('txmon-a', 'initech-secret', vendorBody('txmon-a', { data: { severity: 'high' } })),
+      );
+      ids.push(res.json().case_id);
+    }
+    const due = [
+      '2030-01-15T11:00:00Z',
+      '2030-01-15T20:00:00Z',
+      '2030-01-16T07:00:00Z',
+      '2030-01-14T00:00:00Z',
+    ];
+    for (const [i, id] of ids.entries())
+      await db
+        .updateTable('cases')
+        .set({ due_at: new Date(due[i]!) })
+        .where('id', '=', id)
+        .execute();
+    // The fourth is overdue but closed: neither open nor overdue.
+    await db
+      .updateTable('cases')
+      .set({ status: 'closed', resolution: 'no_action' })
+      .where('id', '=', ids[3]!)
+      .execute();
+
+    const utc = await svc('initech', 'UTC');
+    assert.deepEqual(utc.cases, { open: 3, overdue: 1, due_today: 1 });
+    assert.equal(utc.as_of, at.toISOString());
+    // In Tokyo it is 21:00 on the 15th: the day ends at 15:00 UTC, so 20:00 UTC is tomorrow.
+    assert.deepEqual((await svc('initech', 'Asia/Tokyo')).cases, { open: 3, overdue: 1, due_today: 0 });
+    // In Los Angeles it is 04:00: the day ends at 08:00 UTC on the 16th, so 07:00 UTC on the 16th is today.
+    assert.deepEqual((await svc('initech', 'America/Los_Angeles')).cases, {
+      open: 3,
+      overdue: 1,
+      due_today: 2,
+    });
+    assert.equal(utc.alerts.open, 4);
+
+    // Through HTTP, another client's items never count.
+    const globex = (await api.as(api.globex).get('/api/console/counts')).json();
+    const acme = (await api.as(api.acme).get('/api/console/counts')).json();
+    assert.ok(acme.cases.open > 0);
+    assert.equal(globex.cases.open, 1);
+  });
+
+  it('the end of a local day follows the time zone, DST included', () => {
+    assert.equal(
+      endOfLocalDay(new Date('2030-01-15T12:00:00Z'), 'UTC').toISOString(),
+      '2030-01-16T00:00:00.000Z',
+    );
+    assert.equal(
+      endOfLocalDay(new Date('2030-01-15T12:00:00Z'), 'Asia/Tokyo').toISOString(),
+      '2030-01-15T15:00:00.000Z',
+    );
+    // 2030-03-31 is the EU switch to summer time: that day in Berlin ends at 22:00 UTC.
+    assert.equal(
+      endOfLocalDay(new Date('2030-03-31T10:00:00Z'), 'Europe/Berlin').toISOString(),
+      '2030-03-31T22:00:00.000Z',
+    );
+  });
+});

@@ -6,6 +6,7 @@ import { type NormalisedWebhook, normaliseWebhook, opensCase } from '../domain/w
 import { type VerifyFailure, verifySignature } from '../domain/webhooks/signature.ts';
 import { AppError, validationError } from '../errors.ts';
 import type { NewCase } from '../storage/follow-ups.repo.ts';
+import { createGroupCommit } from '../storage/group-commit.ts';
 import { isStorable, truncate } from '../storage/storable.ts';
 import {
   type CreationRows,
@@ -287,26 +288,6 @@ export function createWebhookIntakeService(deps: {
     resolve: (ack: WebhookAck) => void;
     reject: (e: unknown) => void;
   }
-  const queue: Queued[] = [];
-  let inFlight = 0;
-  let scheduled = false;
-
-  function schedule(): void {
-    if (scheduled) return;
-    scheduled = true;
-    // One turn of the event loop lets the deliveries already read from the sockets join the batch.
-    setImmediate(() => {
-      scheduled = false;
-      while (inFlight < maxInFlight && queue.length > 0) {
-        inFlight++;
-        void flush(queue.splice(0, maxBatch)).finally(() => {
-          inFlight--;
-          if (queue.length > 0) schedule();
-        });
-      }
-    });
-  }
-
   const duplicate = (why: string) =>
     new AppError('DUPLICATE_ALERT', 'Alert already processed', { reason: why });
 
@@ -356,6 +337,8 @@ export function createWebhookIntakeService(deps: {
     }
   }
 
+  const deliveries = createGroupCommit<Queued>({ maxBatch, maxInFlight, flush });
+
   return {
     /** Counts one delivery against the all-kinds and the per-kind minute limits; the binding decision. */
     async limit(kind: WebhookKind): Promise<LimitDecision> {
@@ -391,8 +374,7 @@ export function createWebhookIntakeService(deps: {
       const headers = keptHeaders(kind, req.headers);
       if (!normalised.value.isCreation) return single(input, headers, cal);
       return new Promise<WebhookAck>((resolve, reject) => {
-        queue.push({ input, headers, cal, at: now(), resolve, reject });
-        schedule();
+        deliveries.add({ input, headers, cal, at: now(), resolve, reject });
       });
     },
   };

@@ -115,23 +115,25 @@ export async function insertFollowUps(trx: Db, cases: NewCase[], alerts: NewAler
       });
     });
   }
-  if (caseRows.length > 0)
+  const alertRows = alerts.map((a) => ({
+    ...a,
+    status: 'open',
+    updated_at: a.created_at,
+    history: [{ at: a.created_at, actor: a.actor, from: null, to: 'open', note: null }],
+  }));
+  // Cases and alerts go in one statement (a round trip less per batch); the alerts' foreign keys
+  // to the cases are checked at the end of the statement, when both are in.
+  if (caseRows.length > 0 || alertRows.length > 0)
     await sql`
-      INSERT INTO cases (id, client_id, case_number, status, reason, is_str, assignee, rule_ids, evaluation_id,
-                         due_at, created_at, updated_at, history)
-      SELECT id, client_id, case_number, status, reason, is_str, assignee, rule_ids, evaluation_id,
-             due_at, created_at, updated_at, history
-        FROM json_to_recordset(${JSON.stringify(caseRows)}::json) AS x(id uuid, client_id text, case_number text,
-             status text, reason text, is_str boolean, assignee text, rule_ids text[], evaluation_id uuid,
-             due_at timestamptz, created_at timestamptz, updated_at timestamptz, history jsonb)`.execute(trx);
-  if (alerts.length > 0) {
-    const alertRows = alerts.map((a) => ({
-      ...a,
-      status: 'open',
-      updated_at: a.created_at,
-      history: [{ at: a.created_at, actor: a.actor, from: null, to: 'open', note: null }],
-    }));
-    await sql`
+      WITH new_cases AS (
+        INSERT INTO cases (id, client_id, case_number, status, reason, is_str, assignee, rule_ids, evaluation_id,
+                           due_at, created_at, updated_at, history)
+        SELECT id, client_id, case_number, status, reason, is_str, assignee, rule_ids, evaluation_id,
+               due_at, created_at, updated_at, history
+          FROM json_to_recordset(${JSON.stringify(caseRows)}::json) AS x(id uuid, client_id text, case_number text,
+               status text, reason text, is_str boolean, assignee text, rule_ids text[], evaluation_id uuid,
+               due_at timestamptz, created_at timestamptz, updated_at timestamptz, history jsonb)
+      )
       INSERT INTO alerts (id, client_id, status, severity, source, event, vendor_object_id, customer_id,
                           transaction_id, evaluation_id, case_id, rule_ids, due_at, created_at, updated_at,
                           payload, headers, history)
@@ -143,6 +145,5 @@ export async function insertFollowUps(trx: Db, cases: NewCase[], alerts: NewAler
              created_at timestamptz, updated_at timestamptz, payload jsonb, headers jsonb, history jsonb)`.execute(
       trx,
     );
-  }
   return opened;
 }

@@ -97,6 +97,11 @@ export function qs(params: Record<string, string | number | boolean | undefined 
   return s ? `?${s}` : '';
 }
 
+/** `url` with one more query parameter, whether or not it already carries a query. */
+export function withParam(url: string, name: string, value: string | number): string {
+  return `${url}${url.includes('?') ? '&' : '?'}${name}=${encodeURIComponent(String(value))}`;
+}
+
 // Shapes of the API (CONTRACT §5, §9 and the console endpoints).
 
 export interface HistoryEntry {

@@ -47,3 +47,13 @@ export const SEVERITIES = ['critical', 'high', 'medium', 'low'] as const;
 export function label(status: string): string {
   return status.replaceAll('_', ' ');
 }
+
+/** A status with its resolution, if any: "closed (false positive)". */
+export function stateText(status: string, resolution: string | null | undefined): string {
+  return `${label(status)}${resolution ? ` (${label(resolution)})` : ''}`;
+}
+
+/** Where an alert came from: the source, and the vendor's event when there is one. */
+export function sourceText(a: { source: string; event: string | null }): string {
+  return `${a.source}${a.event ? ` · ${a.event}` : ''}`;
+}

@@ -1,6 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import { useCallback, useEffect, useState } from 'preact/hooks';
-import { ApiError, type HistoryEntry } from './api.ts';
+import { ApiError, download, type HistoryEntry } from './api.ts';
 import { label, timeLeft, when } from './format.ts';
 
 /** The current time, refreshed every 30 s so that "time left" stays true while the page is open. */
@@ -121,34 +121,164 @@ export interface HistoryLine extends HistoryEntry {
 export function HistoryTable({ lines }: { lines: HistoryLine[] }) {
   if (lines.length === 0) return <p class="muted">No history yet.</p>;
   return (
+    <DataTable heads={['When', 'Item', 'Actor', 'Move', 'Note']}>
+      {lines.map((h, i) => (
+        <tr key={`${h.item}-${h.at}-${i}`}>
+          <td class="nowrap" title={h.at}>
+            {when(h.at)}
+          </td>
+          <td>{h.item}</td>
+          <td>{h.actor}</td>
+          <td class="nowrap">
+            {h.from ? label(h.from) : 'created'} → {label(h.to)}
+          </td>
+          <td class="note">{h.note ?? ''}</td>
+        </tr>
+      ))}
+    </DataTable>
+  );
+}
+
+/**
+ * Every listing's frame: scrolls sideways on narrow screens instead of squeezing columns, and heads each
+ * column with scope="col" so a screen reader announces the head with each cell. The rows are the caller's.
+ */
+export function DataTable({
+  heads,
+  caption,
+  class: cls,
+  children,
+}: {
+  heads: readonly string[];
+  /** For screen readers only: what the rows are and in which order. */
+  caption?: string;
+  class?: string;
+  children: ComponentChildren;
+}) {
+  return (
     <div class="table-wrap">
-      <table>
+      <table class={cls}>
+        {caption && <caption class="sr-only">{caption}</caption>}
         <thead>
           <tr>
-            <th scope="col">When</th>
-            <th scope="col">Item</th>
-            <th scope="col">Actor</th>
-            <th scope="col">Move</th>
-            <th scope="col">Note</th>
+            {heads.map((h) => (
+              <th scope="col" key={h}>
+                {h}
+              </th>
+            ))}
           </tr>
         </thead>
-        <tbody>
-          {lines.map((h, i) => (
-            <tr key={`${h.item}-${h.at}-${i}`}>
-              <td class="nowrap" title={h.at}>
-                {when(h.at)}
-              </td>
-              <td>{h.item}</td>
-              <td>{h.actor}</td>
-              <td class="nowrap">
-                {h.from ? label(h.from) : 'created'} → {label(h.to)}
-              </td>
-              <td class="note">{h.note ?? ''}</td>
-            </tr>
-          ))}
-        </tbody>
+        <tbody>{children}</tbody>
       </table>
     </div>
+  );
+}
+
+/** A control with its label above it; the id ties the two, so the label names the control and a click on it focuses it. */
+export function Field({
+  id,
+  label: text,
+  inline = false,
+  children,
+}: {
+  id: string;
+  label: string;
+  /** Label beside the control, for a lone control in a panel's head. */
+  inline?: boolean;
+  children: ComponentChildren;
+}) {
+  return (
+    <div class={inline ? 'field inline' : 'field'}>
+      <label for={id}>{text}</label>
+      {children}
+    </div>
+  );
+}
+
+/** One term and its value in a `<dl class="facts">`. */
+export function Fact({
+  term,
+  testId,
+  children,
+}: {
+  term: string;
+  testId?: string;
+  children: ComponentChildren;
+}) {
+  return (
+    <>
+      <dt>{term}</dt>
+      <dd data-testid={testId}>{children}</dd>
+    </>
+  );
+}
+
+/** A detail screen that could not load: the heading stays, so the officer still sees what they asked for. */
+export function LoadFailed({ heading, noun, error }: { heading: string; noun: string; error: ApiError }) {
+  return (
+    <>
+      <h1 tabIndex={-1}>{heading}</h1>
+      <ErrorBox
+        error={error}
+        title={error.status === 404 ? `No such ${noun} for this client` : `Could not load the ${noun}`}
+      />
+    </>
+  );
+}
+
+/**
+ * A request started from a form or button: `busy` while it runs (to disable the button), and its
+ * failure kept for an ErrorBox. `describe` may reword an error for the screen it is shown on.
+ */
+export function useAction() {
+  const [error, setError] = useState<ApiError>();
+  const [busy, setBusy] = useState(false);
+  const run = async (work: () => Promise<void>, describe: (e: ApiError) => ApiError = (e) => e) => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      await work();
+    } catch (err) {
+      setError(describe(asApiError(err)));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { error, setError, busy, run };
+}
+
+export type ExportFormat = 'csv' | 'json';
+
+/**
+ * Downloads of an export. A failed download is kept, not thrown: the screen shows it where it fits,
+ * beside the buttons or above the table that was exported.
+ */
+export function useDownload(): [ApiError | undefined, (url: string, fileName: string) => void] {
+  const [error, setError] = useState<ApiError>();
+  const run = (url: string, fileName: string) => {
+    download(url, fileName).catch((e) => setError(asApiError(e)));
+  };
+  return [error, run];
+}
+
+/** The CSV and JSON export buttons; `what` names the export when the screen shows more than one thing. */
+export function ExportButtons({
+  what,
+  onExport,
+}: {
+  what?: string;
+  onExport: (format: ExportFormat) => void;
+}) {
+  const name = what ? `${what} ` : '';
+  return (
+    <>
+      <button type="button" onClick={() => onExport('csv')}>
+        {`Export ${name}CSV`}
+      </button>
+      <button type="button" onClick={() => onExport('json')}>
+        {`Export ${name}JSON`}
+      </button>
+    </>
   );
 }
 
@@ -169,8 +299,7 @@ export function Select({
   any?: string | null;
 }) {
   return (
-    <div class="field">
-      <label for={id}>{text}</label>
+    <Field id={id} label={text}>
       <select id={id} value={value} onChange={(e) => onChange((e.target as HTMLSelectElement).value)}>
         {any !== null && <option value="">{any}</option>}
         {options.map((o) => (
@@ -179,6 +308,6 @@ export function Select({
           </option>
         ))}
       </select>
-    </div>
+    </Field>
   );
 }

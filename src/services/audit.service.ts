@@ -58,22 +58,19 @@ export function parseInstant(field: string, v: string | undefined): Date | undef
   return d;
 }
 
-function encodeCursor(row: AuditRow): string {
-  const c: AuditCursor = { at: row.evaluated_at, id: row.evaluation_id, pos: row.rule_position };
-  return Buffer.from(JSON.stringify(c)).toString('base64url');
+/** A cursor as handed out: the last row's sort position as base64url JSON, opaque to the caller. */
+export function writeCursor(c: object): string {
+  return Buffer.from(JSON.stringify(c), 'utf8').toString('base64url');
 }
 
-function decodeCursor(s: string | undefined): AuditCursor | undefined {
-  if (!s) return undefined;
+/**
+ * A cursor handed back: decoded and accepted only if `valid` says it has the listing's shape, so a
+ * forged or mangled cursor is the caller's INVALID_REQUEST, never a query error.
+ */
+export function readCursor<T>(s: string, valid: (c: T) => boolean): T {
   try {
-    const c = JSON.parse(Buffer.from(s, 'base64url').toString('utf8')) as AuditCursor;
-    if (
-      typeof c.at === 'string' &&
-      typeof c.id === 'string' &&
-      Number.isInteger(c.pos) &&
-      !Number.isNaN(Date.parse(c.at))
-    )
-      return c;
+    const c = JSON.parse(Buffer.from(s, 'base64url').toString('utf8')) as T;
+    if (valid(c)) return c;
   } catch {
     /* reported below */
   }
@@ -82,6 +79,26 @@ function decodeCursor(s: string | undefined): AuditCursor | undefined {
     reason: 'Not a cursor from this API',
     errors: ['cursor: Not a cursor from this API'],
   });
+}
+
+function encodeCursor(row: AuditRow): string {
+  return writeCursor({
+    at: row.evaluated_at,
+    id: row.evaluation_id,
+    pos: row.rule_position,
+  } satisfies AuditCursor);
+}
+
+function decodeCursor(s: string | undefined): AuditCursor | undefined {
+  if (!s) return undefined;
+  return readCursor<AuditCursor>(
+    s,
+    (c) =>
+      typeof c.at === 'string' &&
+      typeof c.id === 'string' &&
+      Number.isInteger(c.pos) &&
+      !Number.isNaN(Date.parse(c.at)),
+  );
 }
 
 /** A row as exported: the internal ordering column dropped. */
@@ -94,7 +111,7 @@ function publicRow(r: AuditRow): Record<string, unknown> {
 /** Quoted when it holds a quote, comma or line break, or could start a spreadsheet formula. */
 const NEEDS_QUOTES = /[",\r\n]|^[=+\-@]/;
 
-function csvText(s: string): string {
+export function csvText(s: string): string {
   return NEEDS_QUOTES.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
 }
 

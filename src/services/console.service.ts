@@ -12,7 +12,7 @@ import type {
 } from '../storage/console.repo.ts';
 import type { AlertsCasesService, ListQuery } from './alerts-cases.service.ts';
 import { UUID } from './alerts-cases.views.ts';
-import { parseInstant } from './audit.service.ts';
+import { csvText, parseInstant, readCursor, writeCursor } from './audit.service.ts';
 import type { ClientContext } from './evaluation.service.ts';
 import type { Principal } from './keys.service.ts';
 
@@ -59,31 +59,21 @@ export function endOfLocalDay(now: Date, timeZone: string): Date {
 }
 
 function encodeCursor(r: TransitionRow): string {
-  const c: TransitionCursor = { at: r.at, kind: r.kind, id: r.item_id, ord: r.ord };
-  return Buffer.from(JSON.stringify(c), 'utf8').toString('base64url');
+  return writeCursor({ at: r.at, kind: r.kind, id: r.item_id, ord: r.ord } satisfies TransitionCursor);
 }
 
 function decodeCursor(s: string | undefined): TransitionCursor | undefined {
   if (s === undefined) return undefined;
-  try {
-    const c = JSON.parse(Buffer.from(s, 'base64url').toString('utf8')) as TransitionCursor;
-    if (
+  return readCursor<TransitionCursor>(
+    s,
+    (c) =>
       typeof c.at === 'string' &&
       !Number.isNaN(Date.parse(c.at)) &&
       (c.kind === 'case' || c.kind === 'alert') &&
       typeof c.id === 'string' &&
       UUID.test(c.id) &&
-      Number.isInteger(c.ord)
-    )
-      return c;
-  } catch {
-    /* reported below */
-  }
-  throw new AppError('INVALID_REQUEST', 'Invalid request: cursor: Not a cursor from this API', {
-    field: 'cursor',
-    reason: 'Not a cursor from this API',
-    errors: ['cursor: Not a cursor from this API'],
-  });
+      Number.isInteger(c.ord),
+  );
 }
 
 /** A transition as exported: the internal ordering column dropped. */
@@ -92,10 +82,9 @@ function publicTransition(r: TransitionRow): Omit<TransitionRow, 'ord'> {
   return rest;
 }
 
+/** Transition columns are all scalars, so a plain String() (audit rows' JSON cells don't arise here). */
 function csvCell(v: unknown): string {
-  if (v === null || v === undefined) return '';
-  const s = String(v);
-  return /[",\r\n]/.test(s) || /^[=+\-@]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
+  return v === null || v === undefined ? '' : csvText(String(v));
 }
 
 /** What the web console reads beyond the plain API: the caller, live counts, rule statistics, the transitions trail. */

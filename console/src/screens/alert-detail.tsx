@@ -1,12 +1,13 @@
 import type { Alert, CatalogueRule, EvaluationResponse } from '../api.ts';
 import { getJson } from '../api.ts';
-import { label, shortId, when } from '../format.ts';
+import { shortId, sourceText, stateText, when } from '../format.ts';
 import { href } from '../router.ts';
 import {
   Due,
-  ErrorBox,
+  Fact,
   HistoryTable,
   Json,
+  LoadFailed,
   Loading,
   Section,
   SeverityBadge,
@@ -34,15 +35,7 @@ export function AlertDetail({ id, onChange }: { id: string; onChange: () => void
   const [loaded, reload] = useLoad(() => loadAlert(id), [id]);
   if (loaded.state === 'loading') return <Loading what="the alert" />;
   if (loaded.state === 'error')
-    return (
-      <>
-        <h1 tabIndex={-1}>Alert {id}</h1>
-        <ErrorBox
-          error={loaded.error}
-          title={loaded.error.status === 404 ? 'No such alert for this client' : 'Could not load the alert'}
-        />
-      </>
-    );
+    return <LoadFailed heading={`Alert ${id}`} noun="alert" error={loaded.error} />;
   const { a, evaluation, catalogue } = loaded.data;
   const final = a.status === 'closed' || a.status === 'escalated';
   return (
@@ -53,28 +46,17 @@ export function AlertDetail({ id, onChange }: { id: string; onChange: () => void
       <div class="grid">
         <Section title="Alert">
           <dl class="facts">
-            <dt>State</dt>
-            <dd>
-              {label(a.status)}
-              {a.resolution ? ` (${label(a.resolution)})` : ''}
-            </dd>
-            <dt>Due</dt>
-            <dd>
+            <Fact term="State">{stateText(a.status, a.resolution)}</Fact>
+            <Fact term="Due">
               <Due dueAt={a.due_at} final={final} now={now} />
-            </dd>
-            <dt>Source</dt>
-            <dd>
-              {a.source}
-              {a.event ? ` · ${a.event}` : ''}
-            </dd>
-            <dt>Customer</dt>
-            <dd>{a.customer_id ?? '—'}</dd>
-            <dt>Transaction</dt>
-            <dd>{a.transaction_id ?? '—'}</dd>
-            <dt>Received</dt>
-            <dd>{when(a.created_at)}</dd>
-            <dt>Case</dt>
-            <dd>{a.case_id ? <a href={href(`/cases/${a.case_id}`)}>open the case</a> : 'none'}</dd>
+            </Fact>
+            <Fact term="Source">{sourceText(a)}</Fact>
+            <Fact term="Customer">{a.customer_id ?? '—'}</Fact>
+            <Fact term="Transaction">{a.transaction_id ?? '—'}</Fact>
+            <Fact term="Received">{when(a.created_at)}</Fact>
+            <Fact term="Case">
+              {a.case_id ? <a href={href(`/cases/${a.case_id}`)}>open the case</a> : 'none'}
+            </Fact>
           </dl>
         </Section>
         <Section title="Actions">

@@ -1,8 +1,9 @@
+import type { VNode } from 'preact';
 import { useState } from 'preact/hooks';
-import { type ApiError, type AuditRow, download, qs, type TransitionRow } from '../api.ts';
+import { type AuditRow, qs, type TransitionRow, withParam } from '../api.ts';
 import { label, shortId, when } from '../format.ts';
 import { href, navigate } from '../router.ts';
-import { asApiError, ErrorBox, SeverityBadge } from '../ui.tsx';
+import { DataTable, ErrorBox, ExportButtons, Field, SeverityBadge, useDownload } from '../ui.tsx';
 import { PagedBody, usePaged } from './queue.tsx';
 import { Conditions } from './triggered.tsx';
 
@@ -39,15 +40,14 @@ function Filters({
       }}
     >
       {fields.map(([k, text]) => (
-        <div class="field" key={k}>
-          <label for={`a-${k}`}>{text}</label>
+        <Field id={`a-${k}`} label={text} key={k}>
           <input
             id={`a-${k}`}
             value={draft[k] ?? ''}
             placeholder={k === 'from' || k === 'to' ? 'YYYY-MM-DD' : ''}
             onInput={(e) => setDraft({ ...draft, [k]: (e.target as HTMLInputElement).value.trim() })}
           />
-        </div>
+        </Field>
       ))}
       <button type="submit" class="primary">
         Search
@@ -56,125 +56,118 @@ function Filters({
   );
 }
 
-function Exports({ url, name }: { url: string; name: string }) {
-  const [error, setError] = useState<ApiError>();
-  const run = (format: 'csv' | 'json') =>
-    download(`${url}${url.includes('?') ? '&' : '?'}format=${format}`, `${name}.${format}`).catch((e) =>
-      setError(asApiError(e)),
-    );
+/**
+ * One audit listing: its export buttons (the same filters, every page, as a file), then the rows a page
+ * at a time. Only the columns and the row differ between the evaluation and the transition trails.
+ */
+function AuditRows<T>({
+  path,
+  values,
+  file,
+  what,
+  heads,
+  row,
+}: {
+  path: string;
+  values: Record<string, string>;
+  /** The download's name when the server gives none. */
+  file: string;
+  what: string;
+  heads: readonly string[];
+  row: (r: T, i: number) => VNode;
+}) {
+  const url = `${path}${qs(values)}`;
+  const paged = usePaged<T>(withParam(url, 'limit', 100));
+  const [exportError, exportAs] = useDownload();
   return (
-    <div class="buttons">
-      <button type="button" onClick={() => run('csv')}>
-        Export CSV
-      </button>
-      <button type="button" onClick={() => run('json')}>
-        Export JSON
-      </button>
-      {error && <ErrorBox error={error} title="Export failed" />}
-    </div>
+    <>
+      <div class="buttons">
+        <ExportButtons
+          onExport={(format) => exportAs(withParam(url, 'format', format), `${file}.${format}`)}
+        />
+        {exportError && <ErrorBox error={exportError} title="Export failed" />}
+      </div>
+      <PagedBody paged={paged} what={what}>
+        {(items) => <DataTable heads={heads}>{items.map(row)}</DataTable>}
+      </PagedBody>
+    </>
   );
 }
+
+const EVAL_HEADS = [
+  'Evaluated',
+  'Evaluation',
+  'Rule',
+  'Result',
+  'Severity',
+  'Trigger',
+  'Customer',
+  'Conditions',
+  'Evaluator',
+];
 
 function EvaluationRows({ values }: { values: Record<string, string> }) {
-  const url = `/api/mica/audit/evaluations${qs(values)}`;
-  const paged = usePaged<AuditRow>(`${url}${url.includes('?') ? '&' : '?'}limit=100`);
   return (
-    <>
-      <Exports url={url} name="audit-evaluations" />
-      <PagedBody paged={paged} what="audit rows">
-        {(items) => (
-          <div class="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Evaluated</th>
-                  <th scope="col">Evaluation</th>
-                  <th scope="col">Rule</th>
-                  <th scope="col">Result</th>
-                  <th scope="col">Severity</th>
-                  <th scope="col">Trigger</th>
-                  <th scope="col">Customer</th>
-                  <th scope="col">Conditions</th>
-                  <th scope="col">Evaluator</th>
-                </tr>
-              </thead>
-              <tbody>
-                {items.map((r) => (
-                  <tr key={`${r.evaluation_id}-${r.rule_id}`}>
-                    <td class="nowrap">{when(r.evaluated_at)}</td>
-                    <td>
-                      <a href={href(`/evaluations/${r.evaluation_id}`)}>{shortId(r.evaluation_id)}</a>
-                    </td>
-                    <td class="nowrap">{r.rule_id}</td>
-                    <td>{label(r.result)}</td>
-                    <td>
-                      <SeverityBadge severity={r.severity} />
-                    </td>
-                    <td>
-                      {r.trigger_type}
-                      {r.trigger_entity_id ? ` · ${r.trigger_entity_id}` : ''}
-                    </td>
-                    <td>{r.customer_id ?? '—'}</td>
-                    <td>
-                      <Conditions met={r.conditions_met} />
-                    </td>
-                    <td>{r.evaluator_id}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
-      </PagedBody>
-    </>
+    <AuditRows<AuditRow>
+      path="/api/mica/audit/evaluations"
+      values={values}
+      file="audit-evaluations"
+      what="audit rows"
+      heads={EVAL_HEADS}
+      row={(r) => (
+        <tr key={`${r.evaluation_id}-${r.rule_id}`}>
+          <td class="nowrap">{when(r.evaluated_at)}</td>
+          <td>
+            <a href={href(`/evaluations/${r.evaluation_id}`)}>{shortId(r.evaluation_id)}</a>
+          </td>
+          <td class="nowrap">{r.rule_id}</td>
+          <td>{label(r.result)}</td>
+          <td>
+            <SeverityBadge severity={r.severity} />
+          </td>
+          <td>
+            {r.trigger_type}
+            {r.trigger_entity_id ? ` · ${r.trigger_entity_id}` : ''}
+          </td>
+          <td>{r.customer_id ?? '—'}</td>
+          <td>
+            <Conditions met={r.conditions_met} />
+          </td>
+          <td>{r.evaluator_id}</td>
+        </tr>
+      )}
+    />
   );
 }
 
+const TRANSITION_HEADS = ['When', 'Item', 'Case', 'Actor', 'Move', 'Resolution', 'Note'];
+
 function TransitionRows({ values }: { values: Record<string, string> }) {
-  const url = `/api/mica/audit/transitions${qs(values)}`;
-  const paged = usePaged<TransitionRow>(`${url}${url.includes('?') ? '&' : '?'}limit=100`);
   return (
-    <>
-      <Exports url={url} name="audit-transitions" />
-      <PagedBody paged={paged} what="transitions">
-        {(items) => (
-          <div class="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">When</th>
-                  <th scope="col">Item</th>
-                  <th scope="col">Case</th>
-                  <th scope="col">Actor</th>
-                  <th scope="col">Move</th>
-                  <th scope="col">Resolution</th>
-                  <th scope="col">Note</th>
-                </tr>
-              </thead>
-              <tbody>
-                {items.map((r, i) => (
-                  <tr key={`${r.item_id}-${r.at}-${i}`}>
-                    <td class="nowrap">{when(r.at)}</td>
-                    <td>
-                      <a href={href(`/${r.kind === 'case' ? 'cases' : 'alerts'}/${r.item_id}`)}>
-                        {r.kind} {shortId(r.item_id)}
-                      </a>
-                    </td>
-                    <td>{r.case_number ?? '—'}</td>
-                    <td>{r.actor}</td>
-                    <td class="nowrap">
-                      {r.from ? label(r.from) : 'created'} → {label(r.to)}
-                    </td>
-                    <td>{r.resolution ? label(r.resolution) : ''}</td>
-                    <td class="note">{r.note ?? ''}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
-      </PagedBody>
-    </>
+    <AuditRows<TransitionRow>
+      path="/api/mica/audit/transitions"
+      values={values}
+      file="audit-transitions"
+      what="transitions"
+      heads={TRANSITION_HEADS}
+      row={(r, i) => (
+        <tr key={`${r.item_id}-${r.at}-${i}`}>
+          <td class="nowrap">{when(r.at)}</td>
+          <td>
+            <a href={href(`/${r.kind === 'case' ? 'cases' : 'alerts'}/${r.item_id}`)}>
+              {r.kind} {shortId(r.item_id)}
+            </a>
+          </td>
+          <td>{r.case_number ?? '—'}</td>
+          <td>{r.actor}</td>
+          <td class="nowrap">
+            {r.from ? label(r.from) : 'created'} → {label(r.to)}
+          </td>
+          <td>{r.resolution ? label(r.resolution) : ''}</td>
+          <td class="note">{r.note ?? ''}</td>
+        </tr>
+      )}
+    />
   );
 }
 

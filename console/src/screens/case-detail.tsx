@@ -1,29 +1,32 @@
 import { useState } from 'preact/hooks';
 import {
   type Alert,
-  type ApiError,
   type Case,
   type CatalogueRule,
-  download,
   type EvaluationResponse,
   getJson,
   postJson,
   qs,
   type WhoAmI,
 } from '../api.ts';
-import { label, shortId, when } from '../format.ts';
+import { shortId, sourceText, stateText, when } from '../format.ts';
 import { href } from '../router.ts';
 import {
-  asApiError,
   Due,
   ErrorBox,
+  ExportButtons,
+  Fact,
+  Field,
   type HistoryLine,
   HistoryTable,
   Json,
+  LoadFailed,
   Loading,
   Section,
   SeverityBadge,
   StatusBadge,
+  useAction,
+  useDownload,
   useLoad,
   useNow,
 } from '../ui.tsx';
@@ -56,28 +59,20 @@ async function loadCase(id: string): Promise<CaseBundle> {
 
 function Reassign({ c, me, onDone }: { c: Case; me: WhoAmI; onDone: () => void }) {
   const [officer, setOfficer] = useState(c.assignee ?? '');
-  const [error, setError] = useState<ApiError>();
-  const [busy, setBusy] = useState(false);
+  const { error, busy, run } = useAction();
   if (c.status === 'closed') return null;
   if (me.officers.length === 0)
     return <p class="muted">No compliance officers are registered for this client.</p>;
-  const submit = async (e: Event) => {
+  const submit = (e: Event) => {
     e.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
+    void run(async () => {
       await postJson(`/api/cases/${c.id}/assign`, { officer });
       onDone();
-    } catch (err) {
-      setError(asApiError(err));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   return (
     <form class="inline-form" onSubmit={submit} aria-label="Reassign">
-      <div class="field">
-        <label for="assignee">Assignee</label>
+      <Field id="assignee" label="Assignee">
         <select
           id="assignee"
           value={officer}
@@ -91,7 +86,7 @@ function Reassign({ c, me, onDone }: { c: Case; me: WhoAmI; onDone: () => void }
             </option>
           ))}
         </select>
-      </div>
+      </Field>
       <button type="submit" disabled={busy || !officer || officer === c.assignee}>
         {busy ? 'Saving…' : 'Reassign'}
       </button>
@@ -104,18 +99,9 @@ function Reassign({ c, me, onDone }: { c: Case; me: WhoAmI; onDone: () => void }
 export function CaseDetail({ id, me, onChange }: { id: string; me: WhoAmI; onChange: () => void }) {
   const now = useNow();
   const [loaded, reload] = useLoad(() => loadCase(id), [id]);
-  const [exportError, setExportError] = useState<ApiError>();
+  const [exportError, exportAs] = useDownload();
   if (loaded.state === 'loading') return <Loading what="the case" />;
-  if (loaded.state === 'error')
-    return (
-      <>
-        <h1 tabIndex={-1}>Case {id}</h1>
-        <ErrorBox
-          error={loaded.error}
-          title={loaded.error.status === 404 ? 'No such case for this client' : 'Could not load the case'}
-        />
-      </>
-    );
+  if (loaded.state === 'error') return <LoadFailed heading={`Case ${id}`} noun="case" error={loaded.error} />;
   const { c, alerts, evaluations, catalogue } = loaded.data;
   const done = () => {
     reload();
@@ -130,11 +116,6 @@ export function CaseDetail({ id, me, onChange }: { id: string; me: WhoAmI; onCha
     ...c.history.map((h) => ({ ...h, item: c.case_number })),
     ...alerts.flatMap((a) => a.history.map((h) => ({ ...h, item: `alert ${shortId(a.id)}` }))),
   ].sort((a, b) => a.at.localeCompare(b.at));
-  const exportHistory = (format: 'csv' | 'json') =>
-    download(
-      `/api/mica/audit/transitions${qs({ case_id: c.id, format })}`,
-      `${c.case_number}-history.${format}`,
-    ).catch((e) => setExportError(asApiError(e)));
   return (
     <>
       <h1 tabIndex={-1}>
@@ -143,23 +124,16 @@ export function CaseDetail({ id, me, onChange }: { id: string; me: WhoAmI; onCha
       <div class="grid">
         <Section title="Case">
           <dl class="facts">
-            <dt>State</dt>
-            <dd data-testid="case-status">
-              {label(c.status)}
-              {c.resolution ? ` (${label(c.resolution)})` : ''}
-            </dd>
-            <dt>Due</dt>
-            <dd>
+            <Fact term="State" testId="case-status">
+              {stateText(c.status, c.resolution)}
+            </Fact>
+            <Fact term="Due">
               <Due dueAt={c.due_at} final={c.status === 'closed'} now={now} />
-            </dd>
-            <dt>Assignee</dt>
-            <dd>{c.assignee ?? 'unassigned'}</dd>
-            <dt>Opened</dt>
-            <dd>{when(c.created_at)}</dd>
-            <dt>Reason</dt>
-            <dd>{c.reason}</dd>
-            <dt>Rules</dt>
-            <dd>{c.rule_ids.length ? c.rule_ids.join(', ') : '—'}</dd>
+            </Fact>
+            <Fact term="Assignee">{c.assignee ?? 'unassigned'}</Fact>
+            <Fact term="Opened">{when(c.created_at)}</Fact>
+            <Fact term="Reason">{c.reason}</Fact>
+            <Fact term="Rules">{c.rule_ids.length ? c.rule_ids.join(', ') : '—'}</Fact>
           </dl>
         </Section>
         <Section title="Actions">
@@ -188,9 +162,8 @@ export function CaseDetail({ id, me, onChange }: { id: string; me: WhoAmI; onCha
                 <SeverityBadge severity={a.severity} /> <StatusBadge status={a.status} />
               </h3>
               <p>
-                {a.source}
-                {a.event ? ` · ${a.event}` : ''} · customer {a.customer_id ?? '—'} · transaction{' '}
-                {a.transaction_id ?? '—'} · vendor object {a.vendor_object_id ?? '—'}
+                {sourceText(a)} · customer {a.customer_id ?? '—'} · transaction {a.transaction_id ?? '—'} ·
+                vendor object {a.vendor_object_id ?? '—'}
               </p>
               {a.payload !== null && a.payload !== undefined && (
                 <details>
@@ -214,14 +187,15 @@ export function CaseDetail({ id, me, onChange }: { id: string; me: WhoAmI; onCha
       <Section
         title="History"
         actions={
-          <>
-            <button type="button" onClick={() => exportHistory('csv')}>
-              Export history CSV
-            </button>
-            <button type="button" onClick={() => exportHistory('json')}>
-              Export history JSON
-            </button>
-          </>
+          <ExportButtons
+            what="history"
+            onExport={(format) =>
+              exportAs(
+                `/api/mica/audit/transitions${qs({ case_id: c.id, format })}`,
+                `${c.case_number}-history.${format}`,
+              )
+            }
+          />
         }
       >
         {exportError && <ErrorBox error={exportError} title="Export failed" />}

@@ -1,15 +1,20 @@
 import { useState } from 'preact/hooks';
-import {
-  type ApiError,
-  type EvaluationRecord,
-  type EvaluationResponse,
-  getJson,
-  postJson,
-  type WhoAmI,
-} from '../api.ts';
+import { type EvaluationRecord, type EvaluationResponse, getJson, postJson, type WhoAmI } from '../api.ts';
 import { label, when } from '../format.ts';
 import { href, navigate } from '../router.ts';
-import { asApiError, ErrorBox, Json, Loading, Section, SeverityBadge, useLoad } from '../ui.tsx';
+import {
+  asApiError,
+  DataTable,
+  ErrorBox,
+  Field,
+  Json,
+  LoadFailed,
+  Loading,
+  Section,
+  SeverityBadge,
+  useAction,
+  useLoad,
+} from '../ui.tsx';
 import { Conditions } from './triggered.tsx';
 
 function Flags({ r }: { r: EvaluationResponse }) {
@@ -35,38 +40,23 @@ function Flags({ r }: { r: EvaluationResponse }) {
 
 function Results({ r }: { r: EvaluationResponse }) {
   return (
-    <div class="table-wrap">
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">Rule</th>
-            <th scope="col">Name</th>
-            <th scope="col">Triggered</th>
-            <th scope="col">Result</th>
-            <th scope="col">Severity</th>
-            <th scope="col">Conditions</th>
-            <th scope="col">Actions</th>
-          </tr>
-        </thead>
-        <tbody>
-          {r.results.map((x) => (
-            <tr key={x.rule_id} class={x.triggered ? `row-sev-${x.severity}` : ''}>
-              <td class="nowrap">{x.rule_id}</td>
-              <td>{x.rule_name}</td>
-              <td>{x.triggered ? <b>yes</b> : 'no'}</td>
-              <td>{label(x.result)}</td>
-              <td>
-                <SeverityBadge severity={x.severity} />
-              </td>
-              <td>
-                <Conditions met={x.conditions_met} />
-              </td>
-              <td>{x.actions_to_execute.join(', ') || '—'}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable heads={['Rule', 'Name', 'Triggered', 'Result', 'Severity', 'Conditions', 'Actions']}>
+      {r.results.map((x) => (
+        <tr key={x.rule_id} class={x.triggered ? `row-sev-${x.severity}` : ''}>
+          <td class="nowrap">{x.rule_id}</td>
+          <td>{x.rule_name}</td>
+          <td>{x.triggered ? <b>yes</b> : 'no'}</td>
+          <td>{label(x.result)}</td>
+          <td>
+            <SeverityBadge severity={x.severity} />
+          </td>
+          <td>
+            <Conditions met={x.conditions_met} />
+          </td>
+          <td>{x.actions_to_execute.join(', ') || '—'}</td>
+        </tr>
+      ))}
+    </DataTable>
   );
 }
 
@@ -78,19 +68,7 @@ export function EvaluationDetail({ id }: { id: string }) {
   );
   if (loaded.state === 'loading') return <Loading what="the evaluation" />;
   if (loaded.state === 'error')
-    return (
-      <>
-        <h1 tabIndex={-1}>Evaluation</h1>
-        <ErrorBox
-          error={loaded.error}
-          title={
-            loaded.error.status === 404
-              ? 'No such evaluation for this client'
-              : 'Could not load the evaluation'
-          }
-        />
-      </>
-    );
+    return <LoadFailed heading="Evaluation" noun="evaluation" error={loaded.error} />;
   const e = loaded.data;
   const r = e.response;
   return (
@@ -127,8 +105,7 @@ const EXAMPLE = {
 /** A free-form evaluation for sandbox keys: the live service never offers it. */
 export function TryEvaluation({ me }: { me: WhoAmI }) {
   const [text, setText] = useState(JSON.stringify({ ...EXAMPLE, client_id: me.client_id }, null, 2));
-  const [error, setError] = useState<ApiError>();
-  const [busy, setBusy] = useState(false);
+  const { error, setError, busy, run } = useAction();
   if (!me.sandbox)
     return (
       <>
@@ -138,9 +115,8 @@ export function TryEvaluation({ me }: { me: WhoAmI }) {
         </p>
       </>
     );
-  const submit = async (e: Event) => {
+  const submit = (e: Event) => {
     e.preventDefault();
-    setError(undefined);
     let body: unknown;
     try {
       body = JSON.parse(text);
@@ -148,22 +124,16 @@ export function TryEvaluation({ me }: { me: WhoAmI }) {
       setError(asApiError(new Error(`The request is not valid JSON: ${(err as Error).message}`)));
       return;
     }
-    setBusy(true);
-    try {
+    void run(async () => {
       const r = await postJson<EvaluationResponse>('/api/mica/evaluate', body);
       navigate(`/evaluations/${r.evaluation_id}`);
-    } catch (err) {
-      setError(asApiError(err));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   return (
     <>
       <h1 tabIndex={-1}>Try an evaluation (sandbox)</h1>
       <form onSubmit={submit} class="panel">
-        <div class="field">
-          <label for="try-body">Evaluation request (JSON)</label>
+        <Field id="try-body" label="Evaluation request (JSON)">
           <textarea
             id="try-body"
             class="code"
@@ -172,7 +142,7 @@ export function TryEvaluation({ me }: { me: WhoAmI }) {
             value={text}
             onInput={(e) => setText((e.target as HTMLTextAreaElement).value)}
           />
-        </div>
+        </Field>
         {error && <ErrorBox error={error} title="Evaluation refused" />}
         <button type="submit" class="primary" disabled={busy}>
           {busy ? 'Evaluating…' : 'Evaluate'}

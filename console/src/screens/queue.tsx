@@ -1,7 +1,18 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { type ApiError, getJson, type Page } from '../api.ts';
-import { asApiError, ErrorBox, Loading } from '../ui.tsx';
+import { type ApiError, getJson, type Page, withParam } from '../api.ts';
+import { navigate } from '../router.ts';
+import {
+  asApiError,
+  DataTable,
+  Due,
+  ErrorBox,
+  Loading,
+  Select,
+  SeverityBadge,
+  StatusBadge,
+  useNow,
+} from '../ui.tsx';
 
 /** A cursor-paged listing: the first page for the given URL, then "Load more". */
 export function usePaged<T>(url: string) {
@@ -29,8 +40,7 @@ export function usePaged<T>(url: string) {
     if (!next) return;
     setBusy(true);
     try {
-      const sep = url.includes('?') ? '&' : '?';
-      const p = await getJson<Page<T>>(`${url}${sep}cursor=${encodeURIComponent(next)}`);
+      const p = await getJson<Page<T>>(withParam(url, 'cursor', next));
       setItems((old) => [...(old ?? []), ...p.items]);
       setNext(p.next_cursor);
     } catch (e) {
@@ -66,5 +76,120 @@ export function PagedBody<T>({
         )}
       </p>
     </>
+  );
+}
+
+/**
+ * A queue's filters, read from and written to the URL: a filtered queue can be bookmarked or shared,
+ * and Back undoes the last change. `keys` fixes the order of the query.
+ */
+export function useQueueFilters<K extends string>(path: string, query: URLSearchParams, keys: readonly K[]) {
+  const values = {} as Record<K, string>;
+  for (const k of keys) values[k] = query.get(k) ?? '';
+  const set = (k: K, v: string) => navigate(path, { ...values, [k]: v });
+  return { values, set };
+}
+
+/**
+ * The filter bar of a work queue: the queue's own selects, then the deadline filter every queue has,
+ * then `children` (extra buttons). Each select applies at once, so the form never submits.
+ */
+export function QueueFilters<K extends string>({
+  label,
+  selects,
+  values,
+  onChange,
+  children,
+}: {
+  label: string;
+  selects: ReadonlyArray<{ key: K; label: string; options: readonly string[] }>;
+  values: Record<K | 'overdue', string>;
+  onChange: (key: K | 'overdue', value: string) => void;
+  children?: ComponentChildren;
+}) {
+  return (
+    <form class="filters" aria-label={label} onSubmit={(e) => e.preventDefault()}>
+      {selects.map((s) => (
+        <Select
+          key={s.key}
+          id={`f-${s.key}`}
+          label={s.label}
+          value={values[s.key]}
+          options={s.options}
+          onChange={(v) => onChange(s.key, v)}
+        />
+      ))}
+      <Select
+        id="f-overdue"
+        label="Deadline"
+        value={values.overdue}
+        options={['true', 'false']}
+        onChange={(v) => onChange('overdue', v)}
+      />
+      {children}
+      <p class="hint">Deadline: true = overdue only, false = not overdue. Sorted by due date.</p>
+    </form>
+  );
+}
+
+/** What every queue row has: the first four columns and the row's colouring come from these. */
+interface QueueRow {
+  id: string;
+  severity?: string | null;
+  status: string;
+  due_at: string;
+  overdue: boolean;
+}
+
+export interface QueueColumn<T> {
+  head: string;
+  cell: (row: T) => ComponentChildren;
+  class?: string;
+}
+
+/**
+ * A work queue's table: severity, the item's link, status and deadline first, as an officer triages,
+ * then the queue's own columns. `final` says which statuses stop the deadline clock.
+ */
+export function QueueTable<T extends QueueRow>({
+  caption,
+  items,
+  item,
+  final,
+  columns,
+}: {
+  caption: string;
+  items: T[];
+  item: QueueColumn<T>;
+  final: (row: T) => boolean;
+  columns: QueueColumn<T>[];
+}) {
+  const now = useNow();
+  return (
+    <DataTable
+      class="queue"
+      caption={caption}
+      heads={['Severity', item.head, 'Status', 'Due', ...columns.map((c) => c.head)]}
+    >
+      {items.map((r) => (
+        <tr key={r.id} class={`row-sev-${r.severity ?? 'none'} ${r.overdue ? 'row-overdue' : ''}`}>
+          <td>
+            <SeverityBadge severity={r.severity} />
+          </td>
+          <td>{item.cell(r)}</td>
+          <td>
+            <StatusBadge status={r.status} />
+          </td>
+          <td>
+            <Due dueAt={r.due_at} final={final(r)} now={now} />
+          </td>
+          {columns.map((c) => (
+            <td key={c.head} class={c.class}>
+              {c.cell(r)}
+            </td>
+          ))}
+        </tr>
+      ))}
+    </DataTable>
   );
 }

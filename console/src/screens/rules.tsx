@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { type CatalogueRule, getJson, type RuleStats } from '../api.ts';
 import { label } from '../format.ts';
-import { ErrorBox, Loading, Section, SeverityBadge, useLoad } from '../ui.tsx';
+import { DataTable, ErrorBox, Field, Loading, Section, SeverityBadge, useLoad } from '../ui.tsx';
 
 const W = 720;
 const H = 220;
@@ -106,8 +106,7 @@ export function RulesCatalogue() {
       <Section
         title="Last 30 days"
         actions={
-          <div class="field inline">
-            <label for="chart-rule">Rule</label>
+          <Field id="chart-rule" label="Rule" inline>
             <select
               id="chart-rule"
               value={ruleId}
@@ -120,53 +119,48 @@ export function RulesCatalogue() {
                 </option>
               ))}
             </select>
-          </div>
+          </Field>
         }
       >
         <Chart stats={stats} ruleId={ruleId} />
       </Section>
       <Section title={`Catalogue (${rules.length} rules)`}>
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Rule</th>
-                <th scope="col">Name</th>
-                <th scope="col">Art.</th>
-                <th scope="col">State</th>
-                <th scope="col">Contexts</th>
-                <th scope="col">Result / severity</th>
-                <th scope="col">Actions</th>
-                <th scope="col">Conditions</th>
-                <th scope="col">Settings</th>
-                <th scope="col">30 days</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rules.map((r) => (
-                <tr key={r.id} class={r.enabled ? '' : 'disabled'}>
-                  <td class="nowrap">{r.id}</td>
-                  <td>{r.name}</td>
-                  <td>{r.article}</td>
-                  <td>{r.enabled ? 'on' : <b>off</b>}</td>
-                  <td>{r.contexts.map(label).join(', ')}</td>
-                  <td>
-                    {r.result} <SeverityBadge severity={r.severity} />
-                  </td>
-                  <td>{r.actions.join(', ')}</td>
-                  <td>{r.conditions.join(', ')}</td>
-                  <td>
-                    <Settings r={r} />
-                  </td>
-                  <td class="nowrap">
-                    {totals.get(r.id)?.total_evaluations ?? 0} eval. / {totals.get(r.id)?.total_triggers ?? 0}{' '}
-                    trig.
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          heads={[
+            'Rule',
+            'Name',
+            'Art.',
+            'State',
+            'Contexts',
+            'Result / severity',
+            'Actions',
+            'Conditions',
+            'Settings',
+            '30 days',
+          ]}
+        >
+          {rules.map((r) => (
+            <tr key={r.id} class={r.enabled ? '' : 'disabled'}>
+              <td class="nowrap">{r.id}</td>
+              <td>{r.name}</td>
+              <td>{r.article}</td>
+              <td>{r.enabled ? 'on' : <b>off</b>}</td>
+              <td>{r.contexts.map(label).join(', ')}</td>
+              <td>
+                {r.result} <SeverityBadge severity={r.severity} />
+              </td>
+              <td>{r.actions.join(', ')}</td>
+              <td>{r.conditions.join(', ')}</td>
+              <td>
+                <Settings r={r} />
+              </td>
+              <td class="nowrap">
+                {totals.get(r.id)?.total_evaluations ?? 0} eval. / {totals.get(r.id)?.total_triggers ?? 0}{' '}
+                trig.
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       </Section>
     </>
   );

@@ -1,36 +1,31 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { type ApiError, getJson, storeKey, type WhoAmI } from '../api.ts';
-import { asApiError, ErrorBox } from '../ui.tsx';
+import { getJson, storeKey, type WhoAmI } from '../api.ts';
+import { ErrorBox, Field, useAction } from '../ui.tsx';
 
 /** Sign-in with an API key; the key is kept in this tab's sessionStorage only. */
 export function SignIn({ onSignedIn }: { onSignedIn: (me: WhoAmI) => void }) {
   const [key, setKey] = useState('');
-  const [error, setError] = useState<ApiError>();
-  const [busy, setBusy] = useState(false);
+  const { error, busy, run } = useAction();
   const input = useRef<HTMLInputElement>(null);
   useEffect(() => input.current?.focus(), []);
-  const submit = async (e: Event) => {
+  const submit = (e: Event) => {
     e.preventDefault();
     const k = key.trim();
     if (!k) return;
-    setBusy(true);
-    setError(undefined);
-    try {
-      const me = await getJson<WhoAmI>('/api/console/whoami', k);
-      storeKey(k);
-      onSignedIn(me);
-    } catch (err) {
-      const e2 = asApiError(err);
-      setError(
+    void run(
+      async () => {
+        const me = await getJson<WhoAmI>('/api/console/whoami', k);
+        storeKey(k);
+        onSignedIn(me);
+      },
+      // The server's 401 says only "unauthorized"; at sign-in the officer needs to know which keys work here.
+      (e2) =>
         e2.status === 401
           ? Object.assign(e2, {
               message: 'This key is not valid here (wrong, expired, revoked, or for the other environment).',
             })
           : e2,
-      );
-    } finally {
-      setBusy(false);
-    }
+    );
   };
   return (
     <main class="signin" id="main">
@@ -39,8 +34,7 @@ export function SignIn({ onSignedIn }: { onSignedIn: (me: WhoAmI) => void }) {
         <p>
           Sign in with your API key. It stays in this browser tab only and is forgotten when the tab closes.
         </p>
-        <div class="field">
-          <label for="api-key">API key</label>
+        <Field id="api-key" label="API key">
           <input
             id="api-key"
             name="api-key"
@@ -53,7 +47,7 @@ export function SignIn({ onSignedIn }: { onSignedIn: (me: WhoAmI) => void }) {
             required
             ref={input}
           />
-        </div>
+        </Field>
         {error && <ErrorBox error={error} title="Sign-in failed" />}
         <button type="submit" class="primary" disabled={busy}>
           {busy ? 'Signing in…' : 'Sign in'}

@@ -4,9 +4,9 @@ import {
   type ItemKind,
   resolutionsFor,
 } from '../../../src/domain/cases/state-machines.ts';
-import { type ApiError, postJson } from '../api.ts';
+import { postJson } from '../api.ts';
 import { label } from '../format.ts';
-import { asApiError, ErrorBox } from '../ui.tsx';
+import { ErrorBox, Field, useAction } from '../ui.tsx';
 
 /**
  * The moves the state machine allows from the current status (the service's own table, bundled),
@@ -27,8 +27,7 @@ export function TransitionPanel({
   const [to, setTo] = useState<string | null>(null);
   const [note, setNote] = useState('');
   const [resolution, setResolution] = useState('');
-  const [error, setError] = useState<ApiError>();
-  const [busy, setBusy] = useState(false);
+  const { error, setError, busy, run } = useAction();
   if (allowed.length === 0)
     return (
       <p class="muted">
@@ -42,21 +41,15 @@ export function TransitionPanel({
     setResolution('');
     window.setTimeout(() => document.getElementById('move-note')?.focus(), 0);
   };
-  const submit = async (e: Event) => {
+  const submit = (e: Event) => {
     e.preventDefault();
     if (!to) return;
-    setBusy(true);
-    setError(undefined);
-    try {
+    void run(async () => {
       await postJson(url, { to, note: note.trim(), ...(resolutions.length ? { resolution } : {}) });
       setTo(null);
       setNote('');
       onDone();
-    } catch (err) {
-      setError(asApiError(err));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   return (
     <div class="transition">
@@ -77,8 +70,7 @@ export function TransitionPanel({
       </fieldset>
       {to && (
         <form class="move-form" onSubmit={submit} aria-label={`Move to ${label(to)}`}>
-          <div class="field">
-            <label for="move-note">Note (required)</label>
+          <Field id="move-note" label="Note (required)">
             <textarea
               id="move-note"
               rows={3}
@@ -87,10 +79,9 @@ export function TransitionPanel({
               value={note}
               onInput={(e) => setNote((e.target as HTMLTextAreaElement).value)}
             />
-          </div>
+          </Field>
           {resolutions.length > 0 && (
-            <div class="field">
-              <label for="move-resolution">Resolution (required)</label>
+            <Field id="move-resolution" label="Resolution (required)">
               <select
                 id="move-resolution"
                 required
@@ -104,7 +95,7 @@ export function TransitionPanel({
                   </option>
                 ))}
               </select>
-            </div>
+            </Field>
           )}
           {error && <ErrorBox error={error} title="The move was refused" />}
           <div class="buttons">

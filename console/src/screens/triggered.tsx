@@ -1,7 +1,7 @@
 import type { CatalogueRule, EvaluationResponse } from '../api.ts';
 import { shortId, when } from '../format.ts';
 import { href } from '../router.ts';
-import { SeverityBadge } from '../ui.tsx';
+import { DataTable, SeverityBadge } from '../ui.tsx';
 
 /** Condition values as chips: what held (or not) when the rule was evaluated. */
 export function Conditions({ met }: { met: Record<string, unknown> }) {
@@ -40,36 +40,22 @@ export function TriggeredRules({
         {evaluation.should_create_case && <span class="badge flag-case">case</span>}
       </p>
       {triggered.length > 0 && (
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Rule</th>
-                <th scope="col">Name</th>
-                <th scope="col">Article</th>
-                <th scope="col">Severity</th>
-                <th scope="col">Conditions met</th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {triggered.map((r) => (
-                <tr key={r.rule_id}>
-                  <td class="nowrap">{r.rule_id}</td>
-                  <td>{r.rule_name}</td>
-                  <td>{catalogue.get(r.rule_id)?.article ?? '—'}</td>
-                  <td>
-                    <SeverityBadge severity={r.severity} />
-                  </td>
-                  <td>
-                    <Conditions met={r.conditions_met} />
-                  </td>
-                  <td>{r.actions_to_execute.join(', ') || '—'}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable heads={['Rule', 'Name', 'Article', 'Severity', 'Conditions met', 'Actions']}>
+          {triggered.map((r) => (
+            <tr key={r.rule_id}>
+              <td class="nowrap">{r.rule_id}</td>
+              <td>{r.rule_name}</td>
+              <td>{catalogue.get(r.rule_id)?.article ?? '—'}</td>
+              <td>
+                <SeverityBadge severity={r.severity} />
+              </td>
+              <td>
+                <Conditions met={r.conditions_met} />
+              </td>
+              <td>{r.actions_to_execute.join(', ') || '—'}</td>
+            </tr>
+          ))}
+        </DataTable>
       )}
     </div>
   );

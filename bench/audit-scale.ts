@@ -5,6 +5,7 @@ import { createAuditQueryRepo } from '../src/storage/audit-query.repo.ts';
 import type { Database } from '../src/storage/schema.ts';
 import {
   f,
+  HIGH_LIMITS,
   int,
   logger,
   machineLines,
@@ -17,7 +18,7 @@ import {
   verdict,
   writeBenchSection,
 } from './harness.ts';
-import type { PacedResult, Percentiles } from './paced.ts';
+import { type PacedResult, percentiles } from './paced.ts';
 import { transactionBody } from './payload.ts';
 import {
   ADMIN_URL,
@@ -50,9 +51,6 @@ const QUERIES = num('SCALE_QUERIES', 300);
 const SCALE_DB = 'mica_scale';
 const EMPTY_DB = 'mica_scale_empty';
 const BENCH_CLIENT = 'bench';
-const HIGH_LIMITS = {
-  rate_limits: { per_minute: 100_000_000, burst_per_minute: 100_000_000, per_day: 1_000_000_000 },
-};
 
 async function withClient<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
   const c = new pg.Client({ connectionString: url });
@@ -265,19 +263,6 @@ async function loaded(url: string): Promise<LoadInfo | undefined> {
       windowRows: Number(s.window_rows),
     };
   });
-}
-
-function percentiles(samples: number[]): Percentiles {
-  const s = [...samples].sort((a, b) => a - b);
-  const at = (q: number) => s[Math.min(s.length - 1, Math.ceil(q * s.length) - 1)]!;
-  return {
-    p50: at(0.5),
-    p90: at(0.9),
-    p99: at(0.99),
-    p999: at(0.999),
-    max: s.at(-1)!,
-    mean: s.reduce((a, b) => a + b, 0) / s.length,
-  };
 }
 
 /** The previous calendar month: a full month inside the loaded range. */

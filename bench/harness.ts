@@ -22,9 +22,11 @@ import { writeSection } from './results-file.ts';
 
 /**
  * What the screening, travel-rule, webhook and export benchmarks share: the real server on either
- * store with a bench client, the baseline, measured paced runs, integrity queries, the Markdown of
- * their sections of RESULTS.md, and clean-up of every child and temporary directory at exit.
- * The evaluation bench (run.ts) has its own copy of the start-up; it is the lead's.
+ * store with a bench client, the baseline, the loop over the targets, measured paced runs,
+ * integrity queries, the Markdown of their sections of RESULTS.md, and clean-up of every child and
+ * temporary directory at exit. The evaluation bench (run.ts) keeps its own start-up of the real
+ * server (the PostgreSQL client is made with the CLI before the server starts, as an operator
+ * would); it shares the process plumbing, the limits and the operator API call.
  */
 
 export type TargetName = 'embedded' | 'postgres';
@@ -72,6 +74,9 @@ export function installExitHandlers(): void {
     });
 }
 
+/** The message of a caught error, as a result records it. */
+export const errorText = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+
 /** Runs a benchmark's main, stops every child politely, exits with its code. */
 export function runMain(name: string, main: () => Promise<number>): void {
   installExitHandlers();
@@ -90,7 +95,25 @@ export function runMain(name: string, main: () => Promise<number>): void {
 export const HIGH_LIMITS = {
   rate_limits: { per_minute: 100_000_000, burst_per_minute: 100_000_000, per_day: 1_000_000_000 },
 };
-const OFFICERS = ['officer-a', 'officer-b'];
+/** Compliance officers of the bench client: its cases get assignees, as in production. */
+export const OFFICERS = ['officer-a', 'officer-b'];
+
+/**
+ * An operator command through a running server's operator API (`POST /api/admin/commands/<name>`
+ * with the operator token), what the CLI does when a server holds the store.
+ */
+export function operatorCommand(origin: string, token: string) {
+  return async (name: string, args: Record<string, unknown>): Promise<unknown> => {
+    const res = await fetch(`${origin}/api/admin/commands/${name}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ args, actor: 'bench' }),
+    });
+    const body = (await res.json()) as { result?: unknown };
+    if (!res.ok) throw new Error(`operator command ${name} answered ${res.status}: ${JSON.stringify(body)}`);
+    return body.result;
+  };
+}
 
 export interface RealServer {
   target: TargetName;
@@ -146,16 +169,7 @@ export async function startRealServer(
   const origin = `http://127.0.0.1:${await waitListening(child, 120_000)}`;
   await waitHealthy(child, origin, 120_000);
   opts.log?.(`${target}: server healthy at ${origin}`);
-  const command = async (name: string, args: Record<string, unknown>): Promise<unknown> => {
-    const res = await fetch(`${origin}/api/admin/commands/${name}`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ args, actor: 'bench' }),
-    });
-    const body = (await res.json()) as { result?: unknown };
-    if (!res.ok) throw new Error(`operator command ${name} answered ${res.status}: ${JSON.stringify(body)}`);
-    return body.result;
-  };
+  const command = operatorCommand(origin, token);
   await command('clients.create', { client_id: 'bench', name: 'Bench CASP', settings: HIGH_LIMITS });
   const [created] = await Promise.all([
     command('keys.create', { client_id: 'bench', role: 'standard', sandbox: false }),
@@ -201,16 +215,70 @@ export async function startBaseline(): Promise<{ child: Child; origin: string }>
   return { child, origin };
 }
 
-export { loadAverage, memoryOf, postgresReachable, postgresVersion, ROOT, stop };
+export { loadAverage, memoryOf, ROOT, stop };
 
-/** A paced run with the CPU used over it (server, PostgreSQL when `withPostgres`, load generator). */
+/**
+ * `measure` for each target of BENCH_TARGETS in turn; PostgreSQL is skipped (logged, no result)
+ * when its server cannot be reached, so the embedded store is still measured on a machine without
+ * it. Returns the results and the PostgreSQL version for the machine block.
+ */
+export async function measureTargets<R>(
+  log: (m: string) => void,
+  measure: (target: TargetName) => Promise<R>,
+): Promise<{ results: R[]; pg?: string }> {
+  const results: R[] = [];
+  let pg: string | undefined;
+  for (const target of targets()) {
+    if (target === 'postgres') {
+      if (!(await postgresReachable())) {
+        log('postgres: not reachable, skipped');
+        continue;
+      }
+      pg = await postgresVersion(ADMIN_URL).catch(() => undefined);
+    }
+    results.push(await measure(target));
+  }
+  return { results, pg };
+}
+
+/**
+ * Runs `measure` on a server and always stops it (5 s grace). A failure is recorded in
+ * `result.error` instead of ending the benchmark, so the other targets still run and the section
+ * is still written; with `failure`, it is logged with the tail of the server's output. Pass the
+ * start's promise to record a failed start the same way, or the started server to let a failed
+ * start end the benchmark.
+ */
+export async function measureOn<S extends { child: Child }>(
+  server: S | Promise<S>,
+  result: { error?: string },
+  measure: (server: S) => Promise<void>,
+  failure?: { log: (m: string) => void; label: string },
+): Promise<void> {
+  let started: S | undefined;
+  try {
+    started = await server;
+    await measure(started);
+  } catch (e) {
+    result.error = errorText(e);
+    failure?.log(`${failure.label}: FAILED ${result.error}\n${started?.child.output().slice(-3000) ?? ''}`);
+  } finally {
+    if (started) await stop(started.child, 5000);
+  }
+}
+
+/**
+ * A paced run with the CPU used over it (server, PostgreSQL when `withPostgres`, load generator).
+ * `afterWarmup` runs between the warm-up and the measured run (e.g. to clear a helper's counters).
+ */
 export async function measuredPaced(
   pid: number,
   withPostgres: boolean,
   opts: PacedOptions,
   warmupS = 2,
+  afterWarmup?: () => void,
 ): Promise<{ paced: PacedResult; cpu: CpuUse; warm: PacedResult }> {
   const warm = await runPaced({ ...opts, durationS: warmupS });
+  afterWarmup?.();
   const a = cpuSnapshot(pid, withPostgres);
   const paced = await runPaced(opts);
   const b = cpuSnapshot(pid, withPostgres);
@@ -254,20 +322,22 @@ export function writeBenchSection(name: string, lines: string[]): string {
   return file;
 }
 
-/** The evaluations of one trigger type whose `trigger_entity_id` is among `ids`. */
-export async function storedEntityIds(
+/**
+ * Every answered `trigger_entity_id` (`ids`) must have its evaluation of `triggerType` stored:
+ * how many of them are found, once the server has stopped.
+ */
+export async function auditedIds(
   server: RealServer,
   triggerType: string,
   ids: string[],
-): Promise<{ found: number; rows: number }> {
+): Promise<{ answered: number; found: number; ok: boolean }> {
   const [r] = await server.query([
     {
-      text: `SELECT count(DISTINCT trigger_entity_id)::int AS found,
-                    (SELECT count(*)::int FROM evaluations WHERE trigger_type = $2) AS rows
+      text: `SELECT count(DISTINCT trigger_entity_id)::int AS found
                FROM evaluations WHERE trigger_type = $2 AND trigger_entity_id = ANY($1::text[])`,
       params: [ids, triggerType],
     },
   ]);
-  const row = r![0]!;
-  return { found: Number(row.found), rows: Number(row.rows) };
+  const found = Number(r![0]!.found);
+  return { answered: ids.length, found, ok: found === ids.length };
 }

@@ -85,7 +85,8 @@ export interface PacedRequest {
   tag?: string;
 }
 
-function percentiles(samples: Float64Array): Percentiles {
+/** Exact percentiles of all samples (nearest rank); also used for the audit-scale query timings. */
+export function percentiles(samples: ArrayLike<number>): Percentiles {
   const s = Float64Array.from(samples).sort();
   if (s.length === 0) return { p50: NaN, p90: NaN, p99: NaN, p999: NaN, max: NaN, mean: NaN };
   const at = (q: number) => s[Math.min(s.length - 1, Math.ceil(q * s.length) - 1)]!;

@@ -336,7 +336,7 @@ export function writeResults(
 
   // ---- per target
   for (const r of results) {
-    w(`## ${LABEL[r.name]}`);
+    w(`### ${LABEL[r.name]}`);
     w();
     if (r.skipped) {
       w(`Skipped: ${r.skipped}.`);

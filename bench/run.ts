@@ -4,6 +4,17 @@ import { join } from 'node:path';
 import { readServerInfo } from '../src/storage/store-lock.ts';
 import { runClosedLoop } from './closed-loop.ts';
 import { cpuSnapshot, cpuUse, loadAverage } from './cpu.ts';
+import {
+  HIGH_LIMITS,
+  logger,
+  num,
+  OFFICERS,
+  operatorCommand,
+  runMain,
+  startBaseline as startBareBaseline,
+  targets,
+  tempDir,
+} from './harness.ts';
 import { type PacedResult, runPaced } from './paced.ts';
 import { EVALUATION_ID, transactionBody } from './payload.ts';
 import {
@@ -18,22 +29,15 @@ import {
 } from './postgres.ts';
 import {
   type Child,
-  killAll,
   memoryOf,
   ROOT,
   runNode,
   startNode,
   stop,
-  stopAll,
   waitHealthy,
   waitListening,
 } from './processes.ts';
 import { machineInfo, type Settings, type TargetResult, writeResults } from './report.ts';
-
-const num = (name: string, fallback: number): number => {
-  const v = Number(process.env[name]);
-  return Number.isFinite(v) && v > 0 ? v : fallback;
-};
 
 const settings: Settings = {
   durationS: num('BENCH_DURATION', 10),
@@ -44,24 +48,12 @@ const settings: Settings = {
   rate: Math.round(num('BENCH_RATE', 1000)),
   pacedWarmupS: 2,
   pacedConnections: 64,
-  targets: (process.env.BENCH_TARGETS || 'embedded,postgres')
-    .split(',')
-    .map((s) => s.trim())
-    .filter((s): s is 'embedded' | 'postgres' => s === 'embedded' || s === 'postgres'),
+  targets: targets(),
   cpuProfile: process.env.BENCH_CPU_PROF === '1',
 };
 
 const PATH = '/api/mica/evaluate';
-/** Temporary data directories, removed at exit whatever happens. */
-const tempDirs = new Set<string>();
-function tempDir(prefix: string): string {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  tempDirs.add(dir);
-  return dir;
-}
-const t0 = Date.now();
-const log = (msg: string) =>
-  process.stdout.write(`[bench ${((Date.now() - t0) / 1000).toFixed(1).padStart(5)}s] ${msg}\n`);
+const log = logger('bench');
 
 interface Server {
   child: Child;
@@ -76,10 +68,7 @@ interface Server {
 }
 
 async function startBaseline(): Promise<Server> {
-  const child = startNode('baseline', 'bench/baseline-server.ts', { PORT: '0' });
-  const origin = `http://127.0.0.1:${await waitListening(child)}`;
-  await waitHealthy(child, origin);
-  return { child, origin, clientId: 'demo' };
+  return { ...(await startBareBaseline()), clientId: 'demo' };
 }
 
 function realServerEnv(dataDir: string): Record<string, string> {
@@ -94,12 +83,7 @@ function profileArgs(profileDir: string | undefined): string[] {
  * Limits far above anything the bench can send: the per-client rate limiter stays on the request
  * path (its cost is measured) but never refuses.
  */
-const BENCH_SETTINGS = JSON.stringify({
-  rate_limits: { per_minute: 100_000_000, burst_per_minute: 100_000_000, per_day: 1_000_000_000 },
-});
-
-/** Compliance officers of the bench client: its cases get assignees, as in production. */
-const OFFICERS = ['officer-a', 'officer-b'];
+const BENCH_SETTINGS = JSON.stringify(HIGH_LIMITS);
 
 /**
  * Creates the client `bench` (high rate limits), its compliance officers and an API key with the
@@ -134,17 +118,7 @@ async function operatorCommands(dataDir: string) {
     server = readServerInfo(dataDir);
   }
   if (!server) throw new Error(`no server.json in ${dataDir}: the server does not hold the store`);
-  const { url, token } = server;
-  return async (name: string, args: Record<string, unknown>): Promise<unknown> => {
-    const res = await fetch(`${url}/api/admin/commands/${name}`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ args, actor: 'bench' }),
-    });
-    const body = (await res.json()) as { result?: unknown };
-    if (!res.ok) throw new Error(`operator command ${name} answered ${res.status}: ${JSON.stringify(body)}`);
-    return body.result;
-  };
+  return operatorCommand(server.url, server.token);
 }
 
 /** The real server on a fresh embedded store (PGlite); the client is made through its operator API. */
@@ -367,22 +341,4 @@ async function main(): Promise<number> {
   return failures.length === 0 ? 0 : 1;
 }
 
-process.on('exit', () => {
-  killAll();
-  for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
-});
-for (const signal of ['SIGINT', 'SIGTERM'] as const)
-  process.on(signal, () => {
-    killAll();
-    process.exit(130);
-  });
-
-main()
-  .catch((e) => {
-    process.stderr.write(`bench failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
-    return 1;
-  })
-  .then(async (code) => {
-    await stopAll();
-    process.exit(code);
-  });
+runMain('bench', main);

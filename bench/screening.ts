@@ -3,30 +3,29 @@ import { join } from 'node:path';
 import { freshWallet, listedWallets, SDN_2021_DIR, sdnFiles } from './addresses.ts';
 import { type CpuUse, cpuSnapshot, loadAverage } from './cpu.ts';
 import {
+  auditedIds,
   cpuCell,
+  errorText,
   f,
   int,
   logger,
   machineLines,
   measuredPaced,
+  measureOn,
+  measureTargets,
   num,
   pacedNote,
   pcts,
-  postgresReachable,
-  postgresVersion,
   type RealServer,
   runMain,
   startRealServer,
   stop,
-  storedEntityIds,
   type TargetName,
-  targets,
   tempDir,
   verdict,
   writeBenchSection,
 } from './harness.ts';
-import type { PacedResult } from './paced.ts';
-import { ADMIN_URL } from './postgres.ts';
+import type { PacedRequest, PacedResult } from './paced.ts';
 import { runNode, startNode, waitForOutput } from './processes.ts';
 
 /**
@@ -66,6 +65,26 @@ interface TargetResult {
 const query = (w: { address: string; chain: string }) =>
   `${PATH}?wallet_address=${encodeURIComponent(w.address)}&blockchain=${w.chain}`;
 
+/** The paced GET runs of the screening endpoint; each run adds its requests and connections. */
+const pacedOpts = (
+  server: RealServer,
+  connections: number,
+  idOf: (text: string, tag: string | undefined) => string | undefined,
+  request: () => PacedRequest,
+) => ({
+  origin: server.origin,
+  path: PATH,
+  method: 'GET' as const,
+  headers: server.headers,
+  body: () => '',
+  rate: settings.rate,
+  durationS: settings.durationS,
+  connections,
+  collectIds: true,
+  idOf,
+  request,
+});
+
 /** Requests of the uncached runs: fresh addresses, and now and then a listed one (each once). */
 function uncachedRequests(listed: Array<{ address: string; chain: string }>) {
   let i = 0;
@@ -91,89 +110,80 @@ async function cacheStats(server: RealServer): Promise<{ hits: number; total: nu
 async function localLists(target: TargetName): Promise<TargetResult> {
   const result: TargetResult = { target, loadAvg: loadAverage() };
   const withPg = target === 'postgres';
-  const server = await startRealServer(target, { log });
-  try {
-    // The import as an operator runs it: files read by the CLI, parsed, stored, indexes rebuilt.
-    const files = sdnFiles();
-    result.imports = [];
-    for (let k = 0; k < 2; k++) {
-      const t = performance.now();
-      const c0 = cpuSnapshot(server.child.pid, withPg);
-      const r = (await server.command('lists.import', {
-        source: 'ofac',
-        files,
-        published_at: '2021-07-07',
-      })) as { entries: number; addresses: number };
-      const c1 = cpuSnapshot(server.child.pid, withPg);
-      const cpuMs = (c1.server - c0.server + c1.postgres - c0.postgres) * 1000;
-      result.imports.push({ ms: performance.now() - t, cpuMs, entries: r.entries, addresses: r.addresses });
-      log(`${target}: OFAC import ${k + 1} in ${result.imports.at(-1)!.ms.toFixed(0)} ms`);
-    }
+  // A failed start ends the benchmark (it would fail on the other target too).
+  const started = await startRealServer(target, { log });
+  await measureOn(
+    started,
+    result,
+    async (server) => {
+      // The import as an operator runs it: files read by the CLI, parsed, stored, indexes rebuilt.
+      const files = sdnFiles();
+      result.imports = [];
+      for (let k = 0; k < 2; k++) {
+        const t = performance.now();
+        const c0 = cpuSnapshot(server.child.pid, withPg);
+        const r = (await server.command('lists.import', {
+          source: 'ofac',
+          files,
+          published_at: '2021-07-07',
+        })) as { entries: number; addresses: number };
+        const c1 = cpuSnapshot(server.child.pid, withPg);
+        const cpuMs = (c1.server - c0.server + c1.postgres - c0.postgres) * 1000;
+        result.imports.push({ ms: performance.now() - t, cpuMs, entries: r.entries, addresses: r.addresses });
+        log(`${target}: OFAC import ${k + 1} in ${result.imports.at(-1)!.ms.toFixed(0)} ms`);
+      }
 
-    const listed = listedWallets();
-    const listedCount = listed.length;
-    let sanctioned = 0;
-    const opts = {
-      origin: server.origin,
-      path: PATH,
-      method: 'GET' as const,
-      headers: server.headers,
-      body: () => '',
-      rate: settings.rate,
-      durationS: settings.durationS,
-      connections: 64,
-      collectIds: true,
-      idOf: (text: string, tag: string | undefined) => {
+      const listed = listedWallets();
+      const listedCount = listed.length;
+      let sanctioned = 0;
+      const countSanctioned = (text: string, tag: string | undefined) => {
         if (SANCTIONED.test(text)) sanctioned++;
         return tag;
-      },
-    };
-    log(`${target}: uncached, ${settings.rate} req/s for ${settings.durationS} s`);
-    const uncached = await measuredPaced(server.child.pid, withPg, {
-      ...opts,
-      request: uncachedRequests(listed),
-    });
-    result.uncached = { paced: uncached.paced, cpu: uncached.cpu };
-    result.listedHits = { sent: listedCount - listed.length, sanctioned };
-
-    // The cached run: a pool of addresses screened once, then asked again and again.
-    const pool = Array.from({ length: settings.cachedPool }, freshWallet);
-    const poolIds = pool.map((w) => w.address);
-    for (let i = 0; i < pool.length; i += 32)
-      await Promise.all(
-        pool.slice(i, i + 32).map(async (w) => {
-          const res = await fetch(`${server.origin}${query(w)}`, { headers: server.headers });
-          const text = await res.text();
-          // What the cache holds for an entry: the fingerprint line, then the answer.
-          sampleAnswer ??= `lists=ofac:2;vendors=\n${text}`;
-          if (res.status !== 200) throw new Error(`pool fill answered ${res.status}`);
-        }),
+      };
+      log(`${target}: uncached, ${settings.rate} req/s for ${settings.durationS} s`);
+      const uncached = await measuredPaced(
+        server.child.pid,
+        withPg,
+        pacedOpts(server, 64, countSanctioned, uncachedRequests(listed)),
       );
-    const before = await cacheStats(server);
-    log(`${target}: cached, ${settings.rate} req/s for ${settings.durationS} s`);
-    const cached = await measuredPaced(server.child.pid, withPg, {
-      ...opts,
-      collectIds: false,
-      request: () => ({ path: query(pool[Math.floor(Math.random() * pool.length)]!) }),
-    });
-    const after = await cacheStats(server);
-    result.cached = {
-      paced: cached.paced,
-      cpu: cached.cpu,
-      hits: after.hits - before.hits,
-      requests: after.total - before.total,
-    };
+      result.uncached = { paced: uncached.paced, cpu: uncached.cpu };
+      result.listedHits = { sent: listedCount - listed.length, sanctioned };
 
-    await server.stop();
-    const ids = [...uncached.warm.ids, ...uncached.paced.ids, ...poolIds];
-    const stored = await storedEntityIds(server, 'wallet_screen', ids);
-    result.integrity = { answered: ids.length, found: stored.found, ok: stored.found === ids.length };
-  } catch (e) {
-    result.error = e instanceof Error ? e.message : String(e);
-    log(`${target}: FAILED ${result.error}\n${server.child.output().slice(-3000)}`);
-  } finally {
-    await stop(server.child, 5000);
-  }
+      // The cached run: a pool of addresses screened once, then asked again and again.
+      const pool = Array.from({ length: settings.cachedPool }, freshWallet);
+      const poolIds = pool.map((w) => w.address);
+      for (let i = 0; i < pool.length; i += 32)
+        await Promise.all(
+          pool.slice(i, i + 32).map(async (w) => {
+            const res = await fetch(`${server.origin}${query(w)}`, { headers: server.headers });
+            const text = await res.text();
+            // What the cache holds for an entry: the fingerprint line, then the answer.
+            sampleAnswer ??= `lists=ofac:2;vendors=\n${text}`;
+            if (res.status !== 200) throw new Error(`pool fill answered ${res.status}`);
+          }),
+        );
+      const before = await cacheStats(server);
+      log(`${target}: cached, ${settings.rate} req/s for ${settings.durationS} s`);
+      const cached = await measuredPaced(server.child.pid, withPg, {
+        ...pacedOpts(server, 64, countSanctioned, () => ({
+          path: query(pool[Math.floor(Math.random() * pool.length)]!),
+        })),
+        collectIds: false,
+      });
+      const after = await cacheStats(server);
+      result.cached = {
+        paced: cached.paced,
+        cpu: cached.cpu,
+        hits: after.hits - before.hits,
+        requests: after.total - before.total,
+      };
+
+      await server.stop();
+      const ids = [...uncached.warm.ids, ...uncached.paced.ids, ...poolIds];
+      result.integrity = await auditedIds(server, 'wallet_screen', ids);
+    },
+    { log, label: target },
+  );
   return result;
 }
 
@@ -197,36 +207,22 @@ async function withVendors(target: TargetName, result: TargetResult): Promise<vo
     });
     await server.command('lists.import', { source: 'ofac', files: sdnFiles(), published_at: '2021-07-07' });
     log(`${target}: with vendors (${settings.vendorDelayMs} ms), ${settings.rate} req/s`);
-    const opts = {
-      origin: server.origin,
-      path: PATH,
-      method: 'GET' as const,
-      headers: server.headers,
-      body: () => '',
-      rate: settings.rate,
-      durationS: settings.durationS,
-      connections: 128,
-      collectIds: true,
-      idOf: (_t: string, tag: string | undefined) => tag,
-      request: uncachedRequests([]),
-    };
-    const pid = server.child.pid;
-    const { runPaced } = await import('./paced.ts');
-    const warm = await runPaced({ ...opts, durationS: 2 });
-    vendors.proc.kill('SIGUSR2');
-    const { cpuSnapshot, cpuUse } = await import('./cpu.ts');
-    const a = cpuSnapshot(pid, target === 'postgres');
-    const paced = await runPaced(opts);
-    const b = cpuSnapshot(pid, target === 'postgres');
+    const { paced, cpu, warm } = await measuredPaced(
+      server.child.pid,
+      target === 'postgres',
+      pacedOpts(server, 128, (_t, tag) => tag, uncachedRequests([])),
+      2,
+      // The vendors' own times count from the measured run on, not from the warm-up.
+      () => vendors.proc.kill('SIGUSR2'),
+    );
     vendors.proc.kill('SIGTERM');
     const vendorOwn = JSON.parse(await waitForOutput(vendors, /VENDOR_STATS (\{.*\})\n/));
-    result.vendors = { paced, cpu: cpuUse(a, b, paced.ok + paced.non2xx, pid), vendorOwn };
+    result.vendors = { paced, cpu, vendorOwn };
     await server.stop();
-    const ids = [...warm.ids, ...paced.ids];
-    const stored = await storedEntityIds(server, 'wallet_screen', ids);
-    result.vendorIntegrity = { answered: ids.length, found: stored.found, ok: stored.found === ids.length };
+    result.vendorIntegrity = await auditedIds(server, 'wallet_screen', [...warm.ids, ...paced.ids]);
   } catch (e) {
-    result.error = `${result.error ?? ''} vendors: ${e instanceof Error ? e.message : String(e)}`;
+    // A second phase on the same target: its failure is added to what the first recorded.
+    result.error = `${result.error ?? ''} vendors: ${errorText(e)}`;
     log(`${target}: vendors FAILED ${result.error}\n${server?.child.output().slice(-3000) ?? ''}`);
   } finally {
     if (server) await stop(server.child, 5000);
@@ -253,17 +249,13 @@ async function cacheMemory(): Promise<CacheMemory> {
     });
     return JSON.parse(out.trim().split('\n').pop()!) as CacheMemory;
   } catch (e) {
-    return {
-      entries: settings.cacheEntries,
-      valueBytes: 0,
-      error: e instanceof Error ? e.message : String(e),
-    };
+    return { entries: settings.cacheEntries, valueBytes: 0, error: errorText(e) };
   }
 }
 
 function report(results: TargetResult[], mem: CacheMemory, loadStart: number, pg?: string): string[] {
   const out: string[] = [];
-  const w = (l = '') => out.push(l);
+  const w = (...lines: string[]) => out.push(...(lines.length > 0 ? lines : ['']));
   const pacedM = `paced open loop, ${int(settings.rate)} req/s evenly spaced, ${settings.durationS} s after 2 s warm-up (bench/paced.ts, exact percentiles, dispatch → last byte)`;
   w('## Wallet screening (issue #3)');
   w();
@@ -386,20 +378,11 @@ function report(results: TargetResult[], mem: CacheMemory, loadStart: number, pg
 
 async function main(): Promise<number> {
   const loadStart = loadAverage();
-  const results: TargetResult[] = [];
-  let pg: string | undefined;
-  for (const target of targets()) {
-    if (target === 'postgres') {
-      if (!(await postgresReachable())) {
-        log('postgres: not reachable, skipped');
-        continue;
-      }
-      pg = await postgresVersion(ADMIN_URL).catch(() => undefined);
-    }
+  const { results, pg } = await measureTargets(log, async (target) => {
     const r = await localLists(target);
     if (process.env.BENCH_SCREENING_VENDORS !== '0') await withVendors(target, r);
-    results.push(r);
-  }
+    return r;
+  });
   const mem =
     process.env.BENCH_CACHE_ENTRIES === '0'
       ? { entries: 0, valueBytes: 0, error: 'skipped' }

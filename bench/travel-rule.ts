@@ -3,28 +3,25 @@ import { freshBitcoin, freshEvm } from './addresses.ts';
 import type { CpuUse } from './cpu.ts';
 import { loadAverage } from './cpu.ts';
 import {
+  auditedIds,
   cpuCell,
   f,
   int,
   logger,
   machineLines,
   measuredPaced,
+  measureOn,
+  measureTargets,
   num,
   pacedNote,
   pcts,
-  postgresReachable,
-  postgresVersion,
   runMain,
   startRealServer,
-  stop,
-  storedEntityIds,
   type TargetName,
-  targets,
   verdict,
   writeBenchSection,
 } from './harness.ts';
 import type { PacedResult } from './paced.ts';
-import { ADMIN_URL } from './postgres.ts';
 
 /**
  * Travel-rule validation (issue #4): uncached validations at an evenly paced rate, each audited
@@ -82,45 +79,44 @@ interface TargetResult {
 
 async function measure(target: TargetName): Promise<TargetResult> {
   const result: TargetResult = { target, loadAvg: loadAverage() };
-  const server = await startRealServer(target, { log });
-  try {
-    await server.command('casps.import', { csv: CASP_CSV, source: 'casp_directory.csv' });
-    const headers = { ...server.headers, 'content-type': 'application/json' };
-    const probe = body();
-    const res = await fetch(`${server.origin}${PATH}`, { method: 'POST', headers, body: probe.body });
-    const text = await res.text();
-    if (res.status !== 200) throw new Error(`probe answered ${res.status}: ${text.slice(0, 300)}`);
-    result.responseBytes = Buffer.byteLength(text);
-    log(`${target}: ${settings.rate} req/s for ${settings.durationS} s`);
-    const { paced, cpu, warm } = await measuredPaced(server.child.pid, target === 'postgres', {
-      origin: server.origin,
-      path: PATH,
-      headers,
-      body: () => '',
-      request: body,
-      rate: settings.rate,
-      durationS: settings.durationS,
-      connections: 64,
-      collectIds: true,
-      idOf: (_t, tag) => tag,
-    });
-    result.run = { paced, cpu };
-    await server.stop();
-    const ids = [probe.tag, ...warm.ids, ...paced.ids];
-    const stored = await storedEntityIds(server, 'travel_rule', ids);
-    result.integrity = { answered: ids.length, found: stored.found, ok: stored.found === ids.length };
-  } catch (e) {
-    result.error = e instanceof Error ? e.message : String(e);
-    log(`${target}: FAILED ${result.error}\n${server.child.output().slice(-3000)}`);
-  } finally {
-    await stop(server.child, 5000);
-  }
+  // A failed start ends the benchmark (it would fail on the other target too).
+  const started = await startRealServer(target, { log });
+  await measureOn(
+    started,
+    result,
+    async (server) => {
+      await server.command('casps.import', { csv: CASP_CSV, source: 'casp_directory.csv' });
+      const headers = { ...server.headers, 'content-type': 'application/json' };
+      const probe = body();
+      const res = await fetch(`${server.origin}${PATH}`, { method: 'POST', headers, body: probe.body });
+      const text = await res.text();
+      if (res.status !== 200) throw new Error(`probe answered ${res.status}: ${text.slice(0, 300)}`);
+      result.responseBytes = Buffer.byteLength(text);
+      log(`${target}: ${settings.rate} req/s for ${settings.durationS} s`);
+      const { paced, cpu, warm } = await measuredPaced(server.child.pid, target === 'postgres', {
+        origin: server.origin,
+        path: PATH,
+        headers,
+        body: () => '',
+        request: body,
+        rate: settings.rate,
+        durationS: settings.durationS,
+        connections: 64,
+        collectIds: true,
+        idOf: (_t, tag) => tag,
+      });
+      result.run = { paced, cpu };
+      await server.stop();
+      result.integrity = await auditedIds(server, 'travel_rule', [probe.tag, ...warm.ids, ...paced.ids]);
+    },
+    { log, label: target },
+  );
   return result;
 }
 
 function report(results: TargetResult[], loadStart: number, pg?: string): string[] {
   const out: string[] = [];
-  const w = (l = '') => out.push(l);
+  const w = (...lines: string[]) => out.push(...(lines.length > 0 ? lines : ['']));
   const method = `paced open loop, ${int(settings.rate)} req/s evenly spaced, ${settings.durationS} s after 2 s warm-up (bench/paced.ts, 64 pooled connections, exact percentiles, dispatch → last byte)`;
   w('## Travel-rule validation (issue #4)');
   w();
@@ -177,18 +173,7 @@ function report(results: TargetResult[], loadStart: number, pg?: string): string
 
 async function main(): Promise<number> {
   const loadStart = loadAverage();
-  const results: TargetResult[] = [];
-  let pg: string | undefined;
-  for (const target of targets()) {
-    if (target === 'postgres') {
-      if (!(await postgresReachable())) {
-        log('postgres: not reachable, skipped');
-        continue;
-      }
-      pg = await postgresVersion(ADMIN_URL).catch(() => undefined);
-    }
-    results.push(await measure(target));
-  }
+  const { results, pg } = await measureTargets(log, measure);
   log(`wrote ${writeBenchSection('travel-rule', report(results, loadStart, pg))}`);
   const failed = results.some(
     (r) => r.error || !r.integrity?.ok || (r.run && r.run.paced.non2xx + r.run.paced.errors > 0),

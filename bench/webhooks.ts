@@ -10,23 +10,19 @@ import {
   logger,
   machineLines,
   measuredPaced,
+  measureOn,
+  measureTargets,
   num,
   pacedNote,
   pcts,
-  postgresReachable,
-  postgresVersion,
-  type RealServer,
   runMain,
   startBaseline,
   startRealServer,
-  stop,
   type TargetName,
-  targets,
   verdict,
   writeBenchSection,
 } from './harness.ts';
 import type { PacedResult } from './paced.ts';
-import { ADMIN_URL } from './postgres.ts';
 import { type Child, memoryOf } from './processes.ts';
 
 /**
@@ -186,84 +182,79 @@ async function load(
 
 async function measureReal(target: TargetName): Promise<TargetResult> {
   const result: TargetResult = { name: target, loadAvg: loadAverage() };
-  let server: RealServer | undefined;
-  try {
-    server = await startRealServer(target, {
-      log,
-      env: {
-        MICA_SECRET_KEY: 'b7'.repeat(32),
-        // "raise the limits for the run": the limiter stays on the path, far above the load.
-        WEBHOOK_RATE_LIMIT_PER_MINUTE: '100000000',
-        WEBHOOK_RATE_LIMIT_PER_KIND_PER_MINUTE: '100000000',
-      },
-    });
-    for (const kind of KINDS)
-      await server.command('webhooks.add', { kind, client_id: 'bench', secret: SECRET });
-    const { ids, unanswered, non2xx } = await load(target, server.child, server.origin, {}, result);
-    await server.stop();
-    const [alertRows, caseRows] = await server.query([
-      {
-        text: `SELECT count(*)::int AS alerts,
+  const start = startRealServer(target, {
+    log,
+    env: {
+      MICA_SECRET_KEY: 'b7'.repeat(32),
+      // "raise the limits for the run": the limiter stays on the path, far above the load.
+      WEBHOOK_RATE_LIMIT_PER_MINUTE: '100000000',
+      WEBHOOK_RATE_LIMIT_PER_KIND_PER_MINUTE: '100000000',
+    },
+  });
+  await measureOn(
+    start,
+    result,
+    async (server) => {
+      for (const kind of KINDS)
+        await server.command('webhooks.add', { kind, client_id: 'bench', secret: SECRET });
+      const { ids, unanswered, non2xx } = await load(target, server.child, server.origin, {}, result);
+      await server.stop();
+      const [alertRows, caseRows] = await server.query([
+        {
+          text: `SELECT count(*)::int AS alerts,
                       count(*) FILTER (WHERE id = ANY($1::uuid[]))::int AS found,
                       count(*) FILTER (WHERE id = ANY($1::uuid[]) AND case_id IS NOT NULL)::int AS with_case
                  FROM alerts`,
-        params: [ids],
-      },
-      {
-        text: `SELECT count(*)::int AS cases, count(DISTINCT case_number)::int AS numbers,
+          params: [ids],
+        },
+        {
+          text: `SELECT count(*)::int AS cases, count(DISTINCT case_number)::int AS numbers,
                       coalesce(max(substring(case_number from '\\d+$')::int), 0)
                         - coalesce(min(substring(case_number from '\\d+$')::int), 1) + 1 AS span
                  FROM cases`,
-      },
-    ]);
-    const a = alertRows?.[0];
-    const c = caseRows?.[0];
-    const alerts = Number(a!.alerts);
-    const cases = Number(c!.cases);
-    result.integrity = {
-      answered: ids.length,
-      unanswered,
-      alertsFound: Number(a!.found),
-      alerts,
-      withCase: Number(a!.with_case),
-      cases,
-      distinctNumbers: Number(c!.numbers),
-      gapFree: Number(c!.span) === cases,
-      ok:
-        non2xx === 0 &&
-        Number(a!.found) === ids.length &&
-        Number(a!.with_case) === ids.length &&
-        alerts >= ids.length &&
-        alerts <= ids.length + unanswered &&
-        cases === alerts &&
-        Number(c!.numbers) === cases &&
-        Number(c!.span) === cases,
-    };
-  } catch (e) {
-    result.error = e instanceof Error ? e.message : String(e);
-    log(`${target}: FAILED ${result.error}\n${server?.child.output().slice(-3000) ?? ''}`);
-  } finally {
-    if (server) await stop(server.child, 5000);
-  }
+        },
+      ]);
+      const a = alertRows?.[0];
+      const c = caseRows?.[0];
+      const alerts = Number(a!.alerts);
+      const cases = Number(c!.cases);
+      result.integrity = {
+        answered: ids.length,
+        unanswered,
+        alertsFound: Number(a!.found),
+        alerts,
+        withCase: Number(a!.with_case),
+        cases,
+        distinctNumbers: Number(c!.numbers),
+        gapFree: Number(c!.span) === cases,
+        ok:
+          non2xx === 0 &&
+          Number(a!.found) === ids.length &&
+          Number(a!.with_case) === ids.length &&
+          alerts >= ids.length &&
+          alerts <= ids.length + unanswered &&
+          cases === alerts &&
+          Number(c!.numbers) === cases &&
+          Number(c!.span) === cases,
+      };
+    },
+    { log, label: target },
+  );
   return result;
 }
 
 async function measureBaseline(): Promise<TargetResult> {
   const result: TargetResult = { name: 'baseline', loadAvg: loadAverage() };
-  const b = await startBaseline();
-  try {
+  // A failed start of the baseline ends the benchmark: nothing could be compared.
+  await measureOn(await startBaseline(), result, async (b) => {
     await load('baseline', b.child, b.origin, {}, result);
-  } catch (e) {
-    result.error = e instanceof Error ? e.message : String(e);
-  } finally {
-    await stop(b.child, 5000);
-  }
+  });
   return result;
 }
 
 function report(results: TargetResult[], loadStart: number, pg?: string): string[] {
   const out: string[] = [];
-  const w = (l = '') => out.push(l);
+  const w = (...lines: string[]) => out.push(...(lines.length > 0 ? lines : ['']));
   const closedM = `autocannon closed loop, ${settings.connections} connections, ${settings.durationS} s after ${settings.warmupS} s warm-up`;
   const pacedM = `paced open loop, ${int(settings.rate)} req/s evenly spaced, ${settings.durationS} s after 2 s warm-up`;
   const base = results.find((r) => r.name === 'baseline');
@@ -334,18 +325,9 @@ function report(results: TargetResult[], loadStart: number, pg?: string): string
 
 async function main(): Promise<number> {
   const loadStart = loadAverage();
-  const results: TargetResult[] = [await measureBaseline()];
-  let pg: string | undefined;
-  for (const target of targets()) {
-    if (target === 'postgres') {
-      if (!(await postgresReachable())) {
-        log('postgres: not reachable, skipped');
-        continue;
-      }
-      pg = await postgresVersion(ADMIN_URL).catch(() => undefined);
-    }
-    results.push(await measureReal(target));
-  }
+  const baseline = await measureBaseline();
+  const { results: real, pg } = await measureTargets(log, measureReal);
+  const results: TargetResult[] = [baseline, ...real];
   log(`wrote ${writeBenchSection('webhooks', report(results, loadStart, pg))}`);
   return results.some((r) => r.error || (r.name !== 'baseline' && !r.integrity?.ok)) ? 1 : 0;
 }

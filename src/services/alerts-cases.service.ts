@@ -152,12 +152,17 @@ export function createAlertsCasesService(deps: {
       return this.getAlert(p, id);
     },
 
-    async listCases(p: Principal, q: ListQuery) {
+    /**
+     * The cases listing. The plain API has no severity filter (a stray `severity` query parameter is
+     * ignored); the console's queue passes one in `opts`, checked by its route.
+     */
+    async listCases(p: Principal, q: ListQuery, opts: { severity?: string } = {}) {
       checkStorable('assignee', q.assignee);
       const at = now();
       const after = q.cursor === undefined ? undefined : decodeCursor(q.cursor);
       const limit = q.limit ?? 50;
-      const rows = await deps.repo.listCases(p.clientId, filterOf('case', q, at), after, limit + 1);
+      const filter = { ...filterOf('case', q, at), severity: opts.severity };
+      const rows = await deps.repo.listCases(p.clientId, filter, after, limit + 1);
       const { items, next_cursor } = page(rows, limit);
       const ids = await deps.repo.alertIdsOf(
         p.clientId,

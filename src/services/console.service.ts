@@ -158,9 +158,14 @@ export function createConsoleService(deps: {
       return { as_of: at.toISOString(), time_zone: tz, alerts, cases };
     },
 
-    /** The cases queue: the cases listing, each case with its severity (highest of its alerts and evaluation). */
+    /**
+     * The cases queue: the cases listing, each case with its severity (highest of its alerts and
+     * evaluation), optionally only the cases of one severity.
+     */
     async casesQueue(p: Principal, q: ListQuery) {
-      const page = await deps.alertsCases.listCases(p, q);
+      // The severity filter is applied in the listing's query, so paging stays exact.
+      const { severity, ...rest } = q;
+      const page = await deps.alertsCases.listCases(p, rest, { severity });
       const sev = await deps.repo.caseSeverities(
         p.clientId,
         page.items.map((c) => c.id),

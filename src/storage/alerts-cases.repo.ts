@@ -1,5 +1,6 @@
 import { type Selectable, sql } from 'kysely';
 import type { HistoryEntry } from '../domain/cases/state-machines.ts';
+import { caseSeverityRankSql, severityRank } from './case-severity.ts';
 import type { Db } from './db.ts';
 import { insertFollowUps, type NewCase, type OpenedCase } from './follow-ups.repo.ts';
 import type { AlertsTable, CasesTable } from './schema.ts';
@@ -16,6 +17,7 @@ export interface After {
 /** Filters of a listing; `overdue` compares due_at with `now` for items not in a final status. */
 export interface ListFilter {
   status?: string;
+  /** An alert's severity; for a case, its severity (the highest of its alerts and evaluation). */
   severity?: string;
   assignee?: string;
   overdue?: boolean;
@@ -144,6 +146,10 @@ export function createAlertsCasesRepo(db: Db) {
     ): Promise<CaseRow[]> {
       let q = db.selectFrom('cases').selectAll().where('client_id', '=', clientId);
       if (f.assignee !== undefined) q = q.where('assignee', '=', f.assignee);
+      // The case's severity (highest of its alerts and evaluation) is filtered here, in the query,
+      // so a page is never cut short by rows dropped after it.
+      if (f.severity !== undefined)
+        q = q.where(sql<boolean>`${caseSeverityRankSql('cases')} = ${severityRank(f.severity) ?? 0}::int`);
       for (const c of sharedConditions(f, after)) q = q.where(c);
       return q.orderBy('due_at').orderBy('id').limit(limit).execute();
     },

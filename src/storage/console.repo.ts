@@ -1,8 +1,6 @@
 import { sql } from 'kysely';
+import { caseSeverityRankSql, SEVERITY_ORDER } from './case-severity.ts';
 import type { Db } from './db.ts';
-
-/** Severities in rising order; a case's severity is the highest of its alerts and its evaluation. */
-const SEVERITY_ORDER = ['low', 'medium', 'high', 'critical'];
 
 export interface QueueCounts {
   open: number;
@@ -92,21 +90,10 @@ export function createConsoleRepo(db: Db) {
     async caseSeverities(clientId: string, caseIds: string[]): Promise<Map<string, string>> {
       const out = new Map<string, string>();
       if (caseIds.length === 0) return out;
-      const order = sql`ARRAY[${sql.join(SEVERITY_ORDER)}]::text[]`;
       const res = await sql<{ id: string; rank: number | null }>`
-        SELECT c.id::text AS id, max(x.rank)::int AS rank
+        SELECT c.id::text AS id, ${caseSeverityRankSql('c')} AS rank
           FROM cases c
-          CROSS JOIN LATERAL (
-            SELECT array_position(${order}, a.severity) AS rank
-              FROM alerts a WHERE a.client_id = c.client_id AND a.case_id = c.id
-            UNION ALL
-            SELECT array_position(${order}, e.highest_severity)
-              FROM evaluations e
-             WHERE c.evaluation_id IS NOT NULL AND e.client_id = c.client_id
-               AND e.evaluation_id = c.evaluation_id
-          ) x
-         WHERE c.client_id = ${clientId} AND c.id = ANY(${caseIds}::uuid[])
-         GROUP BY c.id`.execute(db);
+         WHERE c.client_id = ${clientId} AND c.id = ANY(${caseIds}::uuid[])`.execute(db);
       for (const r of res.rows) {
         const severity = r.rank === null ? undefined : SEVERITY_ORDER[r.rank - 1];
         if (severity) out.set(r.id, severity);

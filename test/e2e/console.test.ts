@@ -182,6 +182,22 @@ describe('web console, end to end in Chromium', () => {
     assert.match(await page.getByTestId('who').innerText(), /olga · Acme Markets/);
     await shot(page, '02-cases-queue');
 
+    // The severity filter: kept in the URL, applied by the server; the high case is not critical.
+    await page.getByLabel('Severity').selectOption('critical');
+    await page.waitForURL(/#\/cases\?(.*&)?severity=critical/);
+    await page.locator('tr', { hasText: s.case_number }).waitFor({ state: 'detached' });
+    await page.locator('table.queue, p.empty').first().waitFor();
+    assert.equal(await page.locator('tr', { hasText: s.case_number }).count(), 0);
+    await page.getByLabel('Severity').selectOption('high');
+    await page.waitForURL(/#\/cases\?(.*&)?severity=high/);
+    await row.waitFor();
+    const badges = await page.locator('table.queue tbody tr td:first-child').allInnerTexts();
+    assert.ok(badges.length > 0 && badges.every((b) => b.trim().toLowerCase() === 'high'), badges.join(', '));
+    await shot(page, '02b-cases-by-severity');
+    await page.getByLabel('Severity').selectOption('');
+    await page.waitForURL((u) => !u.hash.includes('severity='));
+    await row.waitFor();
+
     // Case detail: the linked alert with its payload; then investigating → pending_filing → closed.
     await row.getByRole('link', { name: s.case_number }).click();
     await page.getByRole('heading', { name: new RegExp(s.case_number), level: 1 }).waitFor();

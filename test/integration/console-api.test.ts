@@ -130,6 +130,109 @@ describe('console API: whoami, counts, cases queue, evaluation record, rule stat
     assert.equal(bad.statusCode, 400);
   });
 
+  it('the cases queue filters by severity in the query: full pages, the shown severity, one client only', async () => {
+    type QueueCase = { id: string; severity: string | null };
+    type QueuePage = { items: QueueCase[]; next_cursor: string | null };
+    const get = async (who: Who, url: string): Promise<QueuePage> => {
+      const res = await api.as(who).get(url);
+      assert.equal(res.statusCode, 200, res.body);
+      return res.json();
+    };
+    const walk = async (who: Who, query: string, limit: number) => {
+      const pages: QueueCase[][] = [];
+      let cursor: string | null = null;
+      do {
+        const page = await get(
+          who,
+          `/api/console/cases?${query}&limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`,
+        );
+        pages.push(page.items);
+        cursor = page.next_cursor;
+      } while (cursor);
+      return pages;
+    };
+
+    // Interleaved high and critical cases, so the critical ones are spread over the unfiltered order.
+    const made: Record<string, string[]> = { high: [], critical: [] };
+    for (const sev of ['critical', 'high', 'high', 'critical', 'high', 'critical', 'high', 'critical'])
+      made[sev]!.push((await api.webhook('acme', sev)).case_id!);
+    // A critical alert joining a high case raises the case to critical; a low one joining a
+    // critical case leaves it critical; a low alert escalated alone opens a low case.
+    const raised = (await api.webhook('acme', 'high')).case_id!;
+    const critAlert = (await api.webhook('acme', 'critical')).platform_alert_id;
+    const joined = await api.as(api.acme).post(`/api/alerts/${critAlert}/transition`, {
+      to: 'escalated',
+      case_id: raised,
+      note: 'same customer',
+    });
+    assert.equal(joined.statusCode, 200, joined.body);
+    const lowAlert = await api.newAlert();
+    const lowJoined = await api
+      .as(api.acme)
+      .post(`/api/alerts/${lowAlert}/transition`, { to: 'escalated', case_id: made.critical![0], note: 'x' });
+    assert.equal(lowJoined.statusCode, 200, lowJoined.body);
+    const lowAlone = await api
+      .as(api.acme)
+      .post(`/api/alerts/${await api.newAlert()}/transition`, { to: 'escalated', note: 'on its own' });
+    assert.equal(lowAlone.statusCode, 200, lowAlone.body);
+    const lowCase = lowAlone.json().case_id as string;
+    const globexCritical = (await api.webhook('globex', 'critical')).case_id!;
+    // Closed at once, so that the other client's open counts (checked below) stay as they were.
+    await api.t.deps.db
+      .updateTable('cases')
+      .set({ status: 'closed', resolution: 'no_action' })
+      .where('id', '=', globexCritical)
+      .execute();
+
+    // The unfiltered queue, in its order, with each case's shown severity.
+    const all = (await walk(api.acme, 'status=open', 200)).flat();
+    const shown = new Map(all.map((c) => [c.id, c.severity]));
+    assert.equal(shown.get(raised), 'critical');
+    assert.equal(shown.get(made.critical![0]!), 'critical');
+    assert.equal(shown.get(lowCase), 'low');
+    assert.ok(!shown.has(globexCritical));
+
+    for (const severity of ['critical', 'high', 'low'] as const) {
+      const expected = all.filter((c) => c.severity === severity).map((c) => c.id);
+      assert.ok(expected.length > 0, severity);
+      const pages = await walk(api.acme, `status=open&severity=${severity}`, 2);
+      // Every page but the last is full: nothing was dropped after the query.
+      for (const page of pages.slice(0, -1)) assert.equal(page.length, 2, `${severity} page is full`);
+      const got = pages.flat();
+      assert.ok(got.every((c) => c.severity === severity));
+      assert.deepEqual(
+        got.map((c) => c.id),
+        expected,
+        `${severity}: the same cases, in the same order, as the unfiltered queue shows`,
+      );
+      assert.ok(!got.some((c) => c.id === globexCritical));
+    }
+    const critical = (await walk(api.acme, 'status=open&severity=critical', 2)).flat().map((c) => c.id);
+    assert.ok(critical.includes(raised));
+    assert.ok(made.critical!.every((id) => critical.includes(id)));
+    assert.ok(!critical.includes(lowCase) && made.high!.every((id) => !critical.includes(id)));
+    // Combined with the other filters; and none of this client's at another client.
+    assert.deepEqual((await get(api.acme, '/api/console/cases?severity=medium')).items, []);
+    assert.deepEqual((await get(api.acme, '/api/console/cases?severity=critical&status=closed')).items, []);
+    const theirs = (await get(api.globex, '/api/console/cases?severity=critical&limit=200')).items;
+    assert.deepEqual(
+      theirs.map((c) => c.id),
+      [globexCritical],
+    );
+
+    for (const bad of ['nonsense', 'CRITICAL', '']) {
+      const res = await api.as(api.acme).get(`/api/console/cases?severity=${bad}`);
+      assert.equal(res.statusCode, 400, `severity=${bad}`);
+      const body = res.json();
+      assert.equal(body.error.code, 'INVALID_REQUEST');
+      assert.match(JSON.stringify(body.error.details), /severity/);
+    }
+    // The plain cases API has no severity filter: it ignores the parameter, as before.
+    const plain = await api.as(api.acme).get('/api/cases?severity=critical&limit=200');
+    assert.equal(plain.statusCode, 200, plain.body);
+    assert.ok(plain.json().items.some((c: { id: string }) => c.id === lowCase));
+  });
+
   it('rule stats count evaluations and triggers per rule for today, for the caller only', async () => {
     const before = (await api.as(api.acme).get('/api/mica/rules/stats')).json();
     assert.equal(before.days.length, 30);

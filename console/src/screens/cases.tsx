@@ -1,12 +1,16 @@
 import { type Case, qs, type WhoAmI } from '../api.ts';
+import { SEVERITIES } from '../format.ts';
 import { href } from '../router.ts';
 import { PagedBody, QueueFilters, QueueTable, usePaged, useQueueFilters } from './queue.tsx';
 
 const STATUSES = ['open', 'investigating', 'pending_filing', 'closed'] as const;
 
-/** The cases queue: soonest due first, filtered by status, assignee and overdue; severity shown per case. */
+/**
+ * The cases queue: soonest due first, filtered by status, severity (the highest of the case's alerts
+ * and evaluation, as shown per case), assignee and overdue.
+ */
 export function CasesQueue({ query, me }: { query: URLSearchParams; me: WhoAmI }) {
-  const { values, set } = useQueueFilters('/cases', query, ['status', 'assignee', 'overdue']);
+  const { values, set } = useQueueFilters('/cases', query, ['status', 'severity', 'assignee', 'overdue']);
   const paged = usePaged<Case>(`/api/console/cases${qs({ ...values, limit: 50 })}`);
   return (
     <>
@@ -15,6 +19,7 @@ export function CasesQueue({ query, me }: { query: URLSearchParams; me: WhoAmI }
         label="Case filters"
         selects={[
           { key: 'status', label: 'Status', options: STATUSES },
+          { key: 'severity', label: 'Severity', options: SEVERITIES },
           { key: 'assignee', label: 'Assignee', options: me.officers },
         ]}
         values={values}

@@ -3,9 +3,10 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { ConsoleService } from '../../services/console.service.ts';
 import { principalOf } from '../plugins/auth.ts';
-import { CaseListQuery, listOf } from '../schemas/cases.schema.ts';
+import { listOf } from '../schemas/cases.schema.ts';
 import { nestedErrorResponses } from '../schemas/common.schema.ts';
 import {
+  CaseQueueQuery,
   CaseQueueSchema,
   CountsSchema,
   EvaluationRecordSchema,
@@ -59,9 +60,9 @@ export const consoleApiRoutes =
         config,
         schema: {
           tags: ['console'],
-          summary: 'The cases queue: cases soonest due first, each with its severity',
+          summary: 'The cases queue: cases soonest due first, each with its severity; filter by severity too',
           security,
-          querystring: CaseListQuery,
+          querystring: CaseQueueQuery,
           response: { 200: CaseQueueSchema, ...nestedErrorResponses },
         },
       },

@@ -16,7 +16,7 @@ const HistoryEntry = Type.Object({
 
 export const ALERT_STATUSES = statusesOf('alert');
 export const CASE_STATUSES = statusesOf('case');
-const SEVERITIES = ['low', 'medium', 'high', 'critical'] as const;
+export const SEVERITIES = ['low', 'medium', 'high', 'critical'] as const;
 
 /** An alert (CONTRACT §5). */
 export const AlertSchema = Type.Object({

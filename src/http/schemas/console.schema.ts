@@ -1,5 +1,5 @@
 import { type TSchema, Type } from 'typebox';
-import { CaseSchema, listOf } from './cases.schema.ts';
+import { CaseListQuery, CaseSchema, listOf, SEVERITIES } from './cases.schema.ts';
 import { Enum } from './common.schema.ts';
 
 const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
@@ -32,6 +32,12 @@ export const CountsSchema = Type.Object({
   time_zone: Type.String(),
   alerts: QueueCounts,
   cases: QueueCounts,
+});
+
+/** The cases queue's query: the cases listing's filters, and the case's severity. */
+export const CaseQueueQuery = Type.Object({
+  ...CaseListQuery.properties,
+  severity: Type.Optional(Enum(SEVERITIES, 'the case severity: highest of its alerts and its evaluation')),
 });
 
 /** A case of the queue: the case with its severity. */

@@ -1,14 +1,13 @@
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createDeps } from '../../src/deps.ts';
 import { type Db, openDatabase } from '../../src/storage/db.ts';
-import type { EvaluationRecord } from '../../src/storage/evaluations.repo.ts';
 import { migrateToLatest } from '../../src/storage/migrations/index.ts';
 import { ensureMonthlyPartitions, listPartitions } from '../../src/storage/partitions.ts';
+import { governanceRecord } from '../helpers/audit-records.ts';
 import {
   clientWithKey,
   freshDatabase,
@@ -22,31 +21,6 @@ import {
 const LOGIN_ROLE = 'mica_app_test';
 
 const years = (n: number) => new Date(Date.now() - n * 365.25 * 86_400_000);
-
-function record(clientId: string, at: Date): EvaluationRecord {
-  const id = randomUUID();
-  return {
-    evaluation_id: id,
-    client_id: clientId,
-    trigger_type: 'periodic',
-    trigger_entity_type: 'governance',
-    trigger_entity_id: null,
-    customer_id: null,
-    evaluated_at: at.toISOString(),
-    rule_set_version: 'test',
-    high_risk_list_date: null,
-    evaluator_id: 'test',
-    rules_evaluated: 0,
-    rules_triggered: 0,
-    transaction_blocked: false,
-    alert_generated: false,
-    case_created: false,
-    highest_severity: null,
-    rule_ids: [],
-    requestJson: '{}',
-    responseJson: JSON.stringify({ evaluation_id: id, timestamp: at.toISOString(), results: [] }),
-  };
-}
 
 /** The SQLSTATE of a failed statement (42501: insufficient privilege). */
 async function sqlState(q: Promise<unknown>): Promise<string> {
@@ -72,7 +46,7 @@ describe('audit maintenance functions (both engines)', () => {
   it('refuse a retention cutoff or a partition younger than a year, and a partition with rows', async () => {
     await t.deps.clients.create('acme', { actor: 't' });
     await ensureMonthlyPartitions(t.deps.db, years(3), { monthsBack: 0, monthsAhead: 0 });
-    await t.deps.auditWriter.write(record('acme', new Date()));
+    await t.deps.auditWriter.write(governanceRecord('acme', new Date()));
     await assert.rejects(
       sql`SELECT mica_retention_delete('acme', now())`.execute(t.deps.db),
       /shortest retention period/,
@@ -88,7 +62,7 @@ describe('audit maintenance functions (both engines)', () => {
     );
     await assert.rejects(sql`SELECT mica_drop_audit_partition('clients')`.execute(t.deps.db), /not an/);
     const old = (await listPartitions(t.deps.db))[0]!;
-    await t.deps.auditWriter.write(record('acme', new Date(old.to.getTime() - 86_400_000)));
+    await t.deps.auditWriter.write(governanceRecord('acme', new Date(old.to.getTime() - 86_400_000)));
     await assert.rejects(
       sql`SELECT mica_drop_audit_partition(${old.name})`.execute(t.deps.db),
       /still holds rows/,
@@ -232,8 +206,8 @@ describe('the restricted application role (PostgreSQL)', { skip: !TEST_DATABASE_
     await t.deps.clients.create('normal', { actor: 't' });
     await ensureMonthlyPartitions(t.deps.db, years(6), { monthsBack: 0, monthsAhead: 0 });
     for (const at of [years(6), years(2), new Date()]) {
-      await t.deps.auditWriter.write(record('short', at));
-      await t.deps.auditWriter.write(record('normal', at));
+      await t.deps.auditWriter.write(governanceRecord('short', at));
+      await t.deps.auditWriter.write(governanceRecord('normal', at));
     }
     const oldPartition = (await listPartitions(t.deps.db)).find((p) => p.to <= years(5.5))!;
     assert.ok(oldPartition);

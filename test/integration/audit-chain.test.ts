@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
-import type { EvaluationRecord } from '../../src/storage/evaluations.repo.ts';
 import { ensureMonthlyPartitions, listPartitions } from '../../src/storage/partitions.ts';
+import { governanceRecord } from '../helpers/audit-records.ts';
 import { clientWithKey, startTestApp, type TestApp } from '../helpers/harness.ts';
 
 describe('tamper evidence of the audit store', () => {
@@ -119,32 +118,6 @@ describe('retention', () => {
   });
   after(() => t.close());
 
-  const record = (clientId: string, at: Date): EvaluationRecord => {
-    const id = randomUUID();
-    const response = JSON.stringify({ evaluation_id: id, timestamp: at.toISOString(), results: [] });
-    return {
-      evaluation_id: id,
-      client_id: clientId,
-      trigger_type: 'periodic',
-      trigger_entity_type: 'governance',
-      trigger_entity_id: null,
-      customer_id: null,
-      evaluated_at: at.toISOString(),
-      rule_set_version: 'test',
-      high_risk_list_date: null,
-      evaluator_id: 'test',
-      rules_evaluated: 0,
-      rules_triggered: 0,
-      transaction_blocked: false,
-      alert_generated: false,
-      case_created: false,
-      highest_severity: null,
-      rule_ids: [],
-      requestJson: '{}',
-      responseJson: response,
-    };
-  };
-
   it('removes rows past each client retention, drops old partitions, and the chains still verify', async () => {
     await t.deps.clients.create('short', { actor: 't', settings: { retention_years: 1 } });
     await t.deps.clients.create('normal', { actor: 't' });
@@ -152,8 +125,8 @@ describe('retention', () => {
     const years = (n: number) => new Date(now.getTime() - n * 365.25 * 86_400_000);
     await ensureMonthlyPartitions(t.deps.db, years(6), { monthsBack: 0, monthsAhead: 0 });
     for (const at of [years(6), years(2), years(0.5), now]) {
-      await t.deps.auditWriter.write(record('short', at));
-      await t.deps.auditWriter.write(record('normal', at));
+      await t.deps.auditWriter.write(governanceRecord('short', at));
+      await t.deps.auditWriter.write(governanceRecord('normal', at));
     }
     const before = await listPartitions(t.deps.db);
     const sixYearsAgo = before.find((p) => p.to <= years(5.5));

@@ -24,7 +24,10 @@ const EnvSchema = Type.Object({
   BODY_LIMIT_BYTES: Type.Integer({ minimum: 1024, default: 1024 * 1024 }),
   /** Group commit: most evaluations written in one transaction. */
   AUDIT_MAX_BATCH: Type.Integer({ minimum: 1, maximum: 5000, default: 512 }),
-  /** Group commit on PostgreSQL: transactions in flight at once (the embedded store has one session). */
+  /**
+   * Group commit: batches in flight at once. On the embedded store they queue on its one session in
+   * order, so the next batch is built while one commits; on PostgreSQL batches of one client take turns.
+   */
   AUDIT_MAX_IN_FLIGHT: Type.Integer({ minimum: 1, maximum: 32, default: 2 }),
   /** How long a key or client lookup is trusted before the database is asked again. */
   AUTH_CACHE_MS: Type.Integer({ minimum: 0, default: 1000 }),

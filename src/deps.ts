@@ -107,8 +107,7 @@ export async function createDeps(
   const auditWriter = createAuditWriter({
     insertBatch: (records) => evaluationsRepo.insertBatch(records),
     maxBatch: config.AUDIT_MAX_BATCH,
-    // PGlite has one connection; a server pipelines a few transactions.
-    maxInFlight: database.kind === 'pglite' ? 1 : config.AUDIT_MAX_IN_FLIGHT,
+    maxInFlight: config.AUDIT_MAX_IN_FLIGHT,
     onFlush: (size, ms) => {
       metrics.auditBatchSize.observe(size);
       metrics.auditFlushSeconds.observe(ms / 1000);
@@ -120,7 +119,7 @@ export async function createDeps(
     evaluations: evaluationsRepo,
     window: exclusive
       ? createMemoryWindowStore({ load: (since) => evaluationsRepo.windowTransactions(since) })
-      : createDbWindowStore({ windowSum: evaluationsRepo.windowSum }),
+      : createDbWindowStore({ windowSums: evaluationsRepo.windowSums }),
     audit: auditWriter,
     onEvaluated: (results) => {
       for (const r of results) metrics.countRuleResult(r.rule_id, r.result, r.triggered);

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { GENESIS, leafHash, linkHash } from '../domain/audit/chain.ts';
 import type { Db } from './db.ts';
-import { insertFollowUps, type NewAlert, type NewCase } from './follow-ups.repo.ts';
+import { followUpCtes, type NewAlert, type NewCase } from './follow-ups.repo.ts';
 
 /** One evaluation as stored: scalar columns plus the request and response JSON texts, verbatim. */
 export interface EvaluationRecord {
@@ -77,25 +77,31 @@ function batchJson(records: EvaluationRecord[], links: Link[]): string {
   return `[${parts.join(',')}]`;
 }
 
+/** One rolling-window lookup: the customer's sum since a time, leaving out one transaction id. */
+export interface WindowLookup {
+  client_id: string;
+  customer_id: string;
+  since: Date;
+  exclude: string;
+}
+
 type Heads = Map<string, { seq: number; hash: Buffer }>;
 
 /**
- * The chain heads of the batch's clients, locked until the transaction ends (in a fixed order, so
- * batches cannot deadlock). Writers of different clients never wait for each other; writers of one
- * client take turns per batch.
+ * The chain heads of some clients as stored now. A client's first batch creates its head row at the
+ * genesis (a concurrent first batch of another instance finds it and links after it).
  */
-async function lockHeads(trx: Db, clients: string[]): Promise<Heads> {
+async function readHeads(db: Db, clients: string[]): Promise<Heads> {
   const select = () =>
     sql<{ client_id: string; seq: string | number; head: Uint8Array }>`
-      SELECT client_id, seq, head FROM audit_chain_heads
-       WHERE client_id = ANY(${clients}::text[]) ORDER BY client_id FOR UPDATE`.execute(trx);
+      SELECT client_id, seq, head FROM audit_chain_heads WHERE client_id = ANY(${clients}::text[])`.execute(
+      db,
+    );
   let rows = (await select()).rows;
   if (rows.length < clients.length) {
-    // A client's first batch creates its head row; a concurrent first batch waits on that insert
-    // and then locks the same row, so two batches can never both start from the genesis.
     await sql`INSERT INTO audit_chain_heads (client_id, seq, head)
               SELECT c, 0, ${GENESIS} FROM unnest(${clients}::text[]) AS c ORDER BY c
-              ON CONFLICT (client_id) DO NOTHING`.execute(trx);
+              ON CONFLICT (client_id) DO NOTHING`.execute(db);
     rows = (await select()).rows;
   }
   return new Map(rows.map((h) => [h.client_id, { seq: Number(h.seq), hash: Buffer.from(h.head) }]));
@@ -132,19 +138,34 @@ function transactionsJson(records: EvaluationRecord[]): string {
   return JSON.stringify([...byKey.values()]);
 }
 
+/** The heads moved by someone else (see migration 009) or a deadlock between instances: relink and retry. */
+function isRetryable(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === '40001' || code === '40P01';
+}
+
 /**
- * Writes a linked batch in one statement: data-modifying CTEs always run, so the evaluations, the
- * window rows and the new chain heads commit together (or not at all).
+ * Writes a linked batch in one statement, so one round trip commits it: the evaluations, their
+ * window rows, the cases and alerts they open, and the chain heads, which move only from the links
+ * the batch was computed on (else the statement fails and nothing of it stays).
  */
-async function insertEvaluations(
+async function writeBatch(
   db: Db,
   records: EvaluationRecord[],
   links: Link[],
-  newHeads: Heads,
+  from: Heads,
+  to: Heads,
 ): Promise<void> {
-  const headsJson = JSON.stringify(
-    [...newHeads].map(([client_id, h]) => ({ client_id, seq: h.seq, head: h.hash.toString('hex') })),
-  );
+  const heads = [...to].map(([client_id, h]) => ({
+    client_id,
+    seq: h.seq,
+    head: h.hash.toString('hex'),
+    prev_seq: from.get(client_id)!.seq,
+    prev_head: from.get(client_id)!.hash.toString('hex'),
+  }));
+  const cases = records.flatMap((r) => (r.followUps?.case ? [r.followUps.case] : []));
+  const alerts = records.flatMap((r) => (r.followUps?.alert ? [r.followUps.alert] : []));
+  const followUps = cases.length > 0 || alerts.length > 0 ? sql`, ${followUpCtes(cases, alerts)}` : sql``;
   await sql`
     WITH batch AS (
       SELECT evaluation_id, client_id, trigger_type, trigger_entity_type, trigger_entity_id, customer_id,
@@ -159,78 +180,113 @@ async function insertEvaluations(
         highest_severity text, rule_ids text[], request json, response json,
         chain_seq bigint, prev_hex text, row_hex text)
     ), heads AS (
-      INSERT INTO audit_chain_heads (client_id, seq, head)
-      SELECT client_id, seq, decode(head, 'hex') FROM json_to_recordset(${headsJson}::json)
-          AS n(client_id text, seq bigint, head text)
-      ON CONFLICT (client_id) DO UPDATE SET seq = excluded.seq, head = excluded.head, updated_at = now()
+      UPDATE audit_chain_heads h SET seq = n.seq, head = decode(n.head, 'hex'), updated_at = now()
+        FROM json_to_recordset(${JSON.stringify(heads)}::json)
+          AS n(client_id text, seq bigint, head text, prev_seq bigint, prev_head text)
+       WHERE h.client_id = n.client_id AND h.seq = n.prev_seq AND h.head = decode(n.prev_head, 'hex')
+      RETURNING h.client_id
     ), inserted AS (
-      -- A data-modifying CTE always runs, so the evaluations and the window rows commit together.
       INSERT INTO evaluations (${sql.raw(COLUMNS)}) SELECT ${sql.raw(COLUMNS)} FROM batch
-    )
-    INSERT INTO customer_transactions (client_id, transaction_id, customer_id, amount_eur, evaluated_at, blocked)
-    SELECT client_id, transaction_id, customer_id, amount_eur, evaluated_at, blocked
-      FROM json_to_recordset(${transactionsJson(records)}::json) AS t(client_id text, transaction_id text,
-        customer_id text, amount_eur double precision, evaluated_at timestamptz, blocked boolean)
-    ON CONFLICT (client_id, transaction_id) DO UPDATE
-      SET customer_id = excluded.customer_id, amount_eur = excluded.amount_eur,
-          evaluated_at = excluded.evaluated_at, blocked = excluded.blocked
+    ), window_rows AS (
+      INSERT INTO customer_transactions (client_id, transaction_id, customer_id, amount_eur, evaluated_at, blocked)
+      SELECT client_id, transaction_id, customer_id, amount_eur, evaluated_at, blocked
+        FROM json_to_recordset(${transactionsJson(records)}::json) AS t(client_id text, transaction_id text,
+          customer_id text, amount_eur double precision, evaluated_at timestamptz, blocked boolean)
+      ON CONFLICT (client_id, transaction_id) DO UPDATE
+        SET customer_id = excluded.customer_id, amount_eur = excluded.amount_eur,
+            evaluated_at = excluded.evaluated_at, blocked = excluded.blocked
+    )${followUps}
+    SELECT mica_expect_chain_heads((SELECT count(*) FROM heads), ${heads.length}::integer) AS linked
   `.execute(db);
 }
 
+/** Attempts at a batch whose chain heads keep moving under it (other instances writing the same client). */
+const MAX_ATTEMPTS = 20;
+
 /**
- * SQL of the evaluation audit store. `exclusive`: this process is the store's only writer (the
- * embedded store admits one process), so chain heads are kept in memory instead of being locked
- * and read for every batch, and a batch without follow-ups is a single statement.
+ * SQL of the evaluation audit store. Chain heads are kept in memory and moved optimistically (see
+ * writeBatch). `exclusive`: this process is the store's only writer and its single session runs
+ * statements in the order given (the embedded store), so a batch may be linked to the heads of a
+ * batch still in flight and sent at once; if that one fails, this one fails its head check and is
+ * relinked. Otherwise (PostgreSQL, maybe several instances) batches of one client take turns in
+ * this process, each linked to the committed heads of the one before.
  */
 export function createEvaluationsRepo(db: Db, opts: { exclusive?: boolean } = {}) {
-  const cachedHeads: Heads = new Map();
+  const knownHeads: Heads = new Map();
+  const lanes = new Map<string, Promise<void>>();
 
   async function headsFor(clients: string[]): Promise<Heads> {
-    const missing = clients.filter((c) => !cachedHeads.has(c));
-    if (missing.length > 0) for (const [c, h] of await lockHeads(db, missing)) cachedHeads.set(c, h);
-    return cachedHeads;
+    const missing = clients.filter((c) => !knownHeads.has(c));
+    if (missing.length > 0)
+      for (const [c, h] of await readHeads(db, missing)) {
+        // A batch linked meanwhile already moved this client's head on from what was read.
+        if (!knownHeads.has(c)) knownHeads.set(c, h);
+      }
+    return knownHeads;
+  }
+
+  async function linkAndWrite(records: EvaluationRecord[], clients: string[]): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      const heads = await headsFor(clients);
+      // From here to the write's dispatch nothing awaits: no other batch links in between.
+      const from: Heads = new Map(clients.map((c) => [c, heads.get(c)!]));
+      const { links, newHeads } = linkRecords(from, records);
+      for (const [c, h] of newHeads) knownHeads.set(c, h);
+      try {
+        await writeBatch(db, records, links, from, newHeads);
+        return;
+      } catch (err) {
+        // What the failed batch linked is not stored: read the heads again before the next link.
+        for (const c of clients) knownHeads.delete(c);
+        if (!isRetryable(err) || attempt >= MAX_ATTEMPTS) throw err;
+      }
+    }
+  }
+
+  /** Runs `fn` after every earlier batch of any of these clients has settled (non-exclusive stores). */
+  async function inLane(clients: string[], fn: () => Promise<void>): Promise<void> {
+    const before = clients.flatMap((c) => lanes.get(c) ?? []);
+    let release!: () => void;
+    const mine = new Promise<void>((r) => {
+      release = r;
+    });
+    for (const c of clients) lanes.set(c, mine);
+    try {
+      await Promise.all(before);
+      await fn();
+    } finally {
+      release();
+      for (const c of clients) if (lanes.get(c) === mine) lanes.delete(c);
+    }
   }
 
   return {
     /**
      * Writes a batch of evaluations, their window transactions, the chain links and the cases and
-     * alerts they open, atomically.
+     * alerts they open, atomically, in one statement.
      */
     async insertBatch(records: EvaluationRecord[]): Promise<void> {
-      const cases = records.flatMap((r) => (r.followUps?.case ? [r.followUps.case] : []));
-      const alerts = records.flatMap((r) => (r.followUps?.alert ? [r.followUps.alert] : []));
       const clients = [...new Set(records.map((r) => r.client_id))].sort();
-      if (opts.exclusive) {
-        const { links, newHeads } = linkRecords(await headsFor(clients), records);
-        if (cases.length === 0 && alerts.length === 0) await insertEvaluations(db, records, links, newHeads);
-        else
-          await db.transaction().execute(async (trx) => {
-            await insertEvaluations(trx, records, links, newHeads);
-            await insertFollowUps(trx, cases, alerts);
-          });
-        // Only a committed batch moves the heads; a failed one leaves them for the retry.
-        for (const [c, h] of newHeads) cachedHeads.set(c, h);
-        return;
-      }
-      await db.transaction().execute(async (trx) => {
-        const { links, newHeads } = linkRecords(await lockHeads(trx, clients), records);
-        await insertEvaluations(trx, records, links, newHeads);
-        if (cases.length > 0 || alerts.length > 0) await insertFollowUps(trx, cases, alerts);
-      });
+      if (opts.exclusive) await linkAndWrite(records, clients);
+      else await inLane(clients, () => linkAndWrite(records, clients));
     },
 
-    /** Sum of the customer's non-blocked transactions since `since`, leaving out one transaction id. */
-    async windowSum(clientId: string, customerId: string, since: Date, excludeTransactionId: string) {
-      const row = await db
-        .selectFrom('customer_transactions')
-        .select(sql<number>`coalesce(sum(amount_eur), 0)`.as('total'))
-        .where('client_id', '=', clientId)
-        .where('customer_id', '=', customerId)
-        .where('evaluated_at', '>', since)
-        .where('transaction_id', '<>', excludeTransactionId)
-        .where('blocked', '=', false)
-        .executeTakeFirstOrThrow();
-      return Number(row.total);
+    /**
+     * Sums of customers' non-blocked transactions since a time, each leaving out one transaction id,
+     * in one round trip for many lookups (one per evaluation being served).
+     */
+    async windowSums(lookups: WindowLookup[]): Promise<number[]> {
+      // A correlated subquery per lookup: each is an index range scan, whatever the table's size.
+      const rows = await sql<{ i: number; total: number }>`
+        SELECT q.i,
+               (SELECT coalesce(sum(t.amount_eur), 0) FROM customer_transactions t
+                 WHERE t.client_id = q.client_id AND t.customer_id = q.customer_id AND t.evaluated_at > q.since
+                   AND t.transaction_id <> q.exclude AND NOT t.blocked) AS total
+          FROM json_to_recordset(${JSON.stringify(lookups.map((l, i) => ({ i, ...l })))}::json)
+            AS q(i integer, client_id text, customer_id text, since timestamptz, exclude text)`.execute(db);
+      const totals = new Array<number>(lookups.length).fill(0);
+      for (const r of rows.rows) totals[r.i] = Number(r.total);
+      return totals;
     },
 
     /** Every window transaction since a time (to load the in-memory window of a single-writer store). */

@@ -1,6 +1,4 @@
 import { sql } from 'kysely';
-import { type OfficerLoad, pickOfficer } from '../domain/cases/assignment.ts';
-import { formatCaseNumber } from '../domain/cases/case-number.ts';
 import type { Db } from './db.ts';
 
 /** A case to open, before it has a number and an assignee (given inside the transaction). */
@@ -42,108 +40,87 @@ export interface OpenedCase {
   assignee: string | null;
 }
 
+/** Case numbers as formatCaseNumber writes them (6 digits, longer past 999999), in SQL. */
+const CASE_NUMBER_SQL = `'CASE-' || nc.year || '-' ||
+  CASE WHEN ctr.last_seq - cnt.n + nc.k_year < 1000000
+       THEN lpad((ctr.last_seq - cnt.n + nc.k_year)::text, 6, '0')
+       ELSE (ctr.last_seq - cnt.n + nc.k_year)::text END`;
+
 /**
- * Takes `count` case numbers for a client and year, and reads the client's officers with their
- * open-case counts (kept by triggers on cases, migration 008), in one round trip. The counter row
- * is locked until the transaction ends, so numbers are unique and, since a rollback undoes the
- * increment, gap-free.
+ * The common table expressions that open cases and alerts, for one statement (`new_cases` returns
+ * id, case_number, assignee). Numbers: each (client, year) counter row is incremented by the batch's
+ * count and locked until the transaction ends, so numbers are unique and, since a rollback undoes
+ * the increment, gap-free. Assignment (CONTRACT §5: fewest open cases, then name): officer i with
+ * L_i open cases offers the slots L_i, L_i + 1, …; taking the batch's k smallest slots in (load,
+ * name) order is exactly picking the least-loaded officer k times, counting the batch's own cases.
+ * Names compare by code point (COLLATE "C"), as every instance must pick the same officer.
+ * Each data-modifying expression always runs; the alerts' foreign keys to the cases are checked at
+ * the end of the statement, when both are in.
  */
-async function reserveNumbers(
-  trx: Db,
-  clientId: string,
-  year: number,
-  count: number,
-): Promise<{ first: number; load: OfficerLoad[] }> {
-  const res = await sql<{ last_seq: number; officer: string | null; open_cases: number | null }>`
-    WITH ctr AS (
-      INSERT INTO case_counters (client_id, year, last_seq) VALUES (${clientId}, ${year}, ${count})
-      ON CONFLICT (client_id, year) DO UPDATE SET last_seq = case_counters.last_seq + ${count}
-      RETURNING last_seq)
-    SELECT ctr.last_seq, o.officer, o.open_cases
-      FROM ctr LEFT JOIN compliance_officers o ON o.client_id = ${clientId}`.execute(trx);
-  const first = Number(res.rows[0]!.last_seq) - count + 1;
-  const load = res.rows.flatMap((r) =>
-    r.officer === null ? [] : [{ name: r.officer, openCases: Number(r.open_cases) }],
-  );
-  return { first, load };
-}
-
-/** Next officer by the fewest-open-cases rule, counting the cases handed out in this batch. */
-function takeOfficer(load: OfficerLoad[]): string | null {
-  const best = pickOfficer(load);
-  if (!best) return null;
-  best.openCases++;
-  return best.name;
-}
-
-/** Opens cases and alerts inside the caller's transaction; a batch costs a few statements, not a few per row. */
-export async function insertFollowUps(trx: Db, cases: NewCase[], alerts: NewAlert[]): Promise<OpenedCase[]> {
-  const opened: OpenedCase[] = [];
-  const caseRows: object[] = [];
-  const byClientYear = new Map<string, NewCase[]>();
-  for (const c of cases) {
-    const key = `${c.client_id}\u0000${new Date(c.created_at).getUTCFullYear()}`;
-    const list = byClientYear.get(key) ?? [];
-    list.push(c);
-    byClientYear.set(key, list);
-  }
-  const loads = new Map<string, OfficerLoad[]>();
-  // Counter rows are locked in one global order, so two concurrent batches cannot deadlock.
-  for (const key of [...byClientYear.keys()].sort()) {
-    const list = byClientYear.get(key)!;
-    const [clientId, yearText] = key.split('\u0000') as [string, string];
-    const year = Number(yearText);
-    const reserved = await reserveNumbers(trx, clientId, year, list.length);
-    const first = reserved.first;
-    // A batch spanning New Year reserves twice; the load of the first read counts its own cases.
-    let load = loads.get(clientId);
-    if (!load) {
-      load = reserved.load;
-      loads.set(clientId, load);
-    }
-    list.forEach((c, i) => {
-      const case_number = formatCaseNumber(year, first + i);
-      const assignee = takeOfficer(load);
-      opened.push({ id: c.id, case_number, assignee });
-      caseRows.push({
-        ...c,
-        case_number,
-        assignee,
-        status: 'open',
-        updated_at: c.created_at,
-        history: [{ at: c.created_at, actor: c.actor, from: null, to: 'open', note: c.reason }],
-      });
-    });
-  }
+export function followUpCtes(cases: NewCase[], alerts: NewAlert[]) {
+  const caseRows = cases.map((c, pos) => ({
+    ...c,
+    pos,
+    year: new Date(c.created_at).getUTCFullYear(),
+    history: [{ at: c.created_at, actor: c.actor, from: null, to: 'open', note: c.reason }],
+  }));
   const alertRows = alerts.map((a) => ({
     ...a,
-    status: 'open',
-    updated_at: a.created_at,
     history: [{ at: a.created_at, actor: a.actor, from: null, to: 'open', note: null }],
   }));
-  // Cases and alerts go in one statement (a round trip less per batch); the alerts' foreign keys
-  // to the cases are checked at the end of the statement, when both are in.
-  if (caseRows.length > 0 || alertRows.length > 0)
-    await sql`
-      WITH new_cases AS (
-        INSERT INTO cases (id, client_id, case_number, status, reason, is_str, assignee, rule_ids, evaluation_id,
-                           due_at, created_at, updated_at, history)
-        SELECT id, client_id, case_number, status, reason, is_str, assignee, rule_ids, evaluation_id,
-               due_at, created_at, updated_at, history
-          FROM json_to_recordset(${JSON.stringify(caseRows)}::json) AS x(id uuid, client_id text, case_number text,
-               status text, reason text, is_str boolean, assignee text, rule_ids text[], evaluation_id uuid,
-               due_at timestamptz, created_at timestamptz, updated_at timestamptz, history jsonb)
-      )
+  return sql`
+    nc AS (
+      SELECT x.*,
+             row_number() OVER (PARTITION BY x.client_id, x.year ORDER BY x.pos) AS k_year,
+             row_number() OVER (PARTITION BY x.client_id ORDER BY x.pos) AS k_client
+        FROM json_to_recordset(${JSON.stringify(caseRows)}::json) AS x(pos integer, id uuid, client_id text,
+             year integer, reason text, is_str boolean, rule_ids text[], evaluation_id uuid,
+             due_at timestamptz, created_at timestamptz, history jsonb)
+    ), cnt AS (
+      SELECT client_id, year, count(*)::integer AS n FROM nc GROUP BY client_id, year
+    ), ctr AS (
+      -- Counter rows are locked in one global order, so two concurrent batches cannot deadlock.
+      INSERT INTO case_counters (client_id, year, last_seq)
+      SELECT client_id, year, n FROM cnt ORDER BY client_id, year
+      ON CONFLICT (client_id, year) DO UPDATE SET last_seq = case_counters.last_seq + excluded.last_seq
+      RETURNING client_id, year, last_seq
+    ), slots AS (
+      SELECT o.client_id, o.officer,
+             row_number() OVER (PARTITION BY o.client_id
+                                ORDER BY o.open_cases + g.i, o.officer COLLATE "C") AS k
+        FROM compliance_officers o
+        JOIN (SELECT client_id, count(*)::integer AS n FROM nc GROUP BY client_id) per ON per.client_id = o.client_id
+       CROSS JOIN LATERAL generate_series(0, per.n - 1) AS g(i)
+    ), new_cases AS (
+      INSERT INTO cases (id, client_id, case_number, status, reason, is_str, assignee, rule_ids, evaluation_id,
+                         due_at, created_at, updated_at, history)
+      SELECT nc.id, nc.client_id, ${sql.raw(CASE_NUMBER_SQL)}, 'open', nc.reason, nc.is_str, s.officer,
+             nc.rule_ids, nc.evaluation_id, nc.due_at, nc.created_at, nc.created_at, nc.history
+        FROM nc
+        JOIN cnt ON cnt.client_id = nc.client_id AND cnt.year = nc.year
+        JOIN ctr ON ctr.client_id = nc.client_id AND ctr.year = nc.year
+        LEFT JOIN slots s ON s.client_id = nc.client_id AND s.k = nc.k_client
+       ORDER BY nc.pos
+      RETURNING id, case_number, assignee
+    ), new_alerts AS (
       INSERT INTO alerts (id, client_id, status, severity, source, event, vendor_object_id, customer_id,
                           transaction_id, evaluation_id, case_id, rule_ids, due_at, created_at, updated_at,
                           payload, headers, history)
-      SELECT id, client_id, status, severity, source, event, vendor_object_id, customer_id, transaction_id,
-             evaluation_id, case_id, rule_ids, due_at, created_at, updated_at, payload, headers, history
-        FROM json_to_recordset(${JSON.stringify(alertRows)}::json) AS x(id uuid, client_id text, status text,
+      SELECT id, client_id, 'open', severity, source, event, vendor_object_id, customer_id, transaction_id,
+             evaluation_id, case_id, rule_ids, due_at, created_at, created_at, payload, headers, history
+        FROM json_to_recordset(${JSON.stringify(alertRows)}::json) AS x(id uuid, client_id text,
              severity text, source text, event text, vendor_object_id text, customer_id text,
              transaction_id text, evaluation_id uuid, case_id uuid, rule_ids text[], due_at timestamptz,
-             created_at timestamptz, updated_at timestamptz, payload jsonb, headers jsonb, history jsonb)`.execute(
-      trx,
-    );
-  return opened;
+             created_at timestamptz, payload jsonb, headers jsonb, history jsonb)
+    )`;
+}
+
+/** Opens cases and alerts inside the caller's transaction, in one statement; returns the cases' numbers and assignees. */
+export async function insertFollowUps(trx: Db, cases: NewCase[], alerts: NewAlert[]): Promise<OpenedCase[]> {
+  if (cases.length === 0 && alerts.length === 0) return [];
+  const res = await sql<OpenedCase>`
+    WITH ${followUpCtes(cases, alerts)}
+    SELECT id::text AS id, case_number, assignee FROM new_cases`.execute(trx);
+  const byId = new Map(res.rows.map((r) => [r.id, r]));
+  return cases.map((c) => byId.get(c.id)!);
 }

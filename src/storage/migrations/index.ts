@@ -7,6 +7,7 @@ import * as m004 from './004-alerts-cases.ts';
 import * as m005 from './005-webhooks.ts';
 import * as m006 from './006-app-role.ts';
 import * as m008 from './008-officer-open-cases.ts';
+import * as m009 from './009-chain-head-check.ts';
 
 /** Migrations are compiled in, so a fresh clone migrates without reading a folder at run time. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -17,6 +18,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '005-webhooks': m005,
   '006-app-role': m006,
   '008-officer-open-cases': m008,
+  '009-chain-head-check': m009,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -1,0 +1,139 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import fc from 'fast-check';
+import { sql } from 'kysely';
+import { type OfficerLoad, pickOfficer } from '../../src/domain/cases/assignment.ts';
+import { formatCaseNumber } from '../../src/domain/cases/case-number.ts';
+import { createEvaluationsRepo, type EvaluationRecord } from '../../src/storage/evaluations.repo.ts';
+import { insertFollowUps, type NewCase } from '../../src/storage/follow-ups.repo.ts';
+import { governanceRecord } from '../helpers/audit-records.ts';
+import { startTestApp, type TestApp } from '../helpers/harness.ts';
+
+/**
+ * The evaluation write path commits a batch in one statement: case numbers and assignment are
+ * computed in SQL, and chain heads move optimistically. These tests hold that SQL to the domain's
+ * rules and the chain to its links when batches fail, overlap or race another writer.
+ */
+describe('one-statement batch writes', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await startTestApp();
+    await t.deps.clients.create('acme', { actor: 'test' });
+    await t.deps.clients.create('beta', { actor: 'test' });
+  });
+  after(() => t.close());
+
+  function newCase(clientId: string, at: string): NewCase {
+    return {
+      id: randomUUID(),
+      client_id: clientId,
+      reason: 'test',
+      is_str: false,
+      rule_ids: [],
+      evaluation_id: null,
+      due_at: at,
+      created_at: at,
+      actor: 'test',
+    };
+  }
+
+  it('assigns like picking the least-loaded officer (then name) once per case, numbers without gaps', async () => {
+    const names = ['olga', 'Olga', 'bruno', 'ágnes', 'zoe', 'o'];
+    let year = 2000;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.uniqueArray(fc.constantFrom(...names), { minLength: 0, maxLength: 4 }),
+        fc.array(fc.nat({ max: 6 }), { minLength: 4, maxLength: 4 }),
+        fc.integer({ min: 1, max: 9 }),
+        async (officers, loads, count) => {
+          year++; // a fresh counter each run: numbers start at 1
+          const db = t.deps.db;
+          await sql`DELETE FROM compliance_officers WHERE client_id = 'acme'`.execute(db);
+          for (const [i, o] of officers.entries()) {
+            await sql`INSERT INTO compliance_officers (client_id, officer) VALUES ('acme', ${o})`.execute(db);
+            await sql`UPDATE compliance_officers SET open_cases = ${loads[i]!}
+                       WHERE client_id = 'acme' AND officer = ${o}`.execute(db);
+          }
+          const expectedLoad: OfficerLoad[] = officers.map((name, i) => ({ name, openCases: loads[i]! }));
+          const expected = Array.from({ length: count }, () => {
+            const best = pickOfficer(expectedLoad);
+            if (best) best.openCases++;
+            return best?.name ?? null;
+          });
+          const at = `${year}-06-01T00:00:00.000Z`;
+          const opened = await insertFollowUps(
+            db,
+            Array.from({ length: count }, () => newCase('acme', at)),
+            [],
+          );
+          assert.deepEqual(
+            opened.map((o) => o.assignee),
+            expected,
+          );
+          assert.deepEqual(
+            opened.map((o) => o.case_number),
+            Array.from({ length: count }, (_, i) => formatCaseNumber(year, i + 1)),
+          );
+        },
+      ),
+      { numRuns: 30 },
+    );
+  });
+
+  it('formats numbers past 999999 as the domain does', async () => {
+    await sql`INSERT INTO case_counters (client_id, year, last_seq) VALUES ('beta', 2031, 999998)`.execute(
+      t.deps.db,
+    );
+    const at = '2031-03-01T00:00:00.000Z';
+    const opened = await insertFollowUps(t.deps.db, [newCase('beta', at), newCase('beta', at)], []);
+    assert.deepEqual(
+      opened.map((o) => o.case_number),
+      [formatCaseNumber(2031, 999999), formatCaseNumber(2031, 1000000)],
+    );
+  });
+
+  const chainOk = (clientId: string) => t.deps.auditChain.verify(clientId);
+
+  it('a failed batch does not break the chain of the batches sent after it', async () => {
+    const repo = createEvaluationsRepo(t.deps.db, { exclusive: t.deps.database.kind === 'pglite' });
+    const at = new Date();
+    const good = () => governanceRecord('acme', at);
+    // A record the database refuses fails its batch, after the batches behind it were linked to it.
+    const bad: EvaluationRecord = { ...governanceRecord('acme', at), evaluation_id: 'not-a-uuid' };
+    const results = await Promise.allSettled([
+      repo.insertBatch([good(), good()]),
+      repo.insertBatch([bad, good()]),
+      repo.insertBatch([good(), good(), good()]),
+      repo.insertBatch([good()]),
+    ]);
+    assert.deepEqual(
+      results.map((r) => r.status),
+      ['fulfilled', 'rejected', 'fulfilled', 'fulfilled'],
+    );
+    const report = await chainOk('acme');
+    assert.equal(report.ok, true, JSON.stringify(report));
+    const n = await sql<{
+      n: number;
+    }>`SELECT count(*)::int AS n FROM evaluations WHERE client_id = 'acme'`.execute(t.deps.db);
+    assert.equal(Number(n.rows[0]!.n), 6);
+  });
+
+  it('two writers of one client (as two instances) relink instead of forking the chain', async () => {
+    const a = createEvaluationsRepo(t.deps.db);
+    const b = createEvaluationsRepo(t.deps.db);
+    const at = new Date();
+    const writes: Promise<void>[] = [];
+    for (let i = 0; i < 12; i++) {
+      const repo = i % 2 === 0 ? a : b;
+      writes.push(repo.insertBatch([governanceRecord('beta', at), governanceRecord('beta', at)]));
+    }
+    await Promise.all(writes);
+    const report = await chainOk('beta');
+    assert.equal(report.ok, true, JSON.stringify(report));
+    const heads = await sql<{
+      seq: number;
+    }>`SELECT seq FROM audit_chain_heads WHERE client_id = 'beta'`.execute(t.deps.db);
+    assert.equal(Number(heads.rows[0]!.seq), 24);
+  });
+});

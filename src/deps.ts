@@ -65,7 +65,10 @@ export async function createDeps(
   const operatorAudit = createOperatorAuditRepo(db);
   // The embedded store admits one process: that process is its only writer.
   const exclusive = database.kind === 'pglite';
-  const evaluationsRepo = createEvaluationsRepo(db, { exclusive });
+  const evaluationsRepo = createEvaluationsRepo(database, {
+    inOrder: exclusive,
+    onRelink: () => metrics.auditRelinks.inc(),
+  });
 
   const clients = createClientsService({
     clients: clientsRepo,

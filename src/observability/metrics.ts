@@ -34,6 +34,11 @@ export function createMetrics() {
     buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25],
     registers: [registry],
   });
+  const auditRelinks = new Counter({
+    name: 'mica_audit_relinks_total',
+    help: 'Audit batches linked again because their chain heads moved (a failed predecessor or another instance)',
+    registers: [registry],
+  });
   const rateLimitRejections = new Counter({
     name: 'mica_rate_limit_rejections_total',
     help: 'Requests refused with 429, by scope',
@@ -77,6 +82,7 @@ export function createMetrics() {
     ruleResults,
     auditBatchSize,
     auditFlushSeconds,
+    auditRelinks,
     rateLimitRejections,
     rateLimitFallbacks,
     cacheLookups,

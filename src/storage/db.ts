@@ -1,6 +1,7 @@
+import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { Kysely, PostgresDialect } from 'kysely';
+import { type CompiledQuery, Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { embeddedDialect, PGliteWorkerClient } from './pglite-driver.ts';
 import type { Database } from './schema.ts';
@@ -12,6 +13,12 @@ export interface DatabaseHandle {
   kind: 'postgres' | 'pglite';
   /** Concurrent transactions the engine can run usefully (PGlite has one connection). */
   maxConcurrency: number;
+  /**
+   * Runs a hot statement as a named prepared statement where the engine keeps plans per session
+   * (PostgreSQL): planning a batch statement with a dozen expressions cost more than executing a
+   * small batch. The name is derived from the text, so each distinct text is its own statement.
+   */
+  executePrepared<R>(query: CompiledQuery): Promise<{ rows: R[] }>;
   close(): Promise<void>;
 }
 
@@ -39,7 +46,26 @@ export async function openDatabase(opts: {
     pool.on('error', () => {});
     pool.on('connect', (client) => client.on('error', () => {}));
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    return { db, kind: 'postgres', maxConcurrency: opts.poolSize ?? 10, close: () => db.destroy() };
+    const names = new Map<string, string>();
+    const nameOf = (text: string) => {
+      let name = names.get(text);
+      if (!name) {
+        if (names.size >= 1000) names.clear(); // texts are a handful; never grow without bound
+        name = `mica_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`;
+        names.set(text, name);
+      }
+      return name;
+    };
+    return {
+      db,
+      kind: 'postgres',
+      maxConcurrency: opts.poolSize ?? 10,
+      executePrepared: async <R>(q: CompiledQuery) => {
+        const res = await pool.query({ name: nameOf(q.sql), text: q.sql, values: q.parameters as unknown[] });
+        return { rows: res.rows as R[] };
+      },
+      close: () => db.destroy(),
+    };
   }
   const dir = opts.dataDir === 'memory://' ? 'memory://' : resolve(opts.dataDir ?? './data', 'pgdata');
   if (dir !== 'memory://') mkdirSync(dir, { recursive: true });
@@ -53,6 +79,8 @@ export async function openDatabase(opts: {
     db,
     kind: 'pglite',
     maxConcurrency: 1,
+    // The embedded engine runs each query unnamed; the text goes through as it is.
+    executePrepared: async <R>(q: CompiledQuery) => ({ rows: (await db.executeQuery<R>(q)).rows }),
     close: async () => {
       await db.destroy();
       await client.close();

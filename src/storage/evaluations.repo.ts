@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { GENESIS, leafHash, linkHash } from '../domain/audit/chain.ts';
-import type { Db } from './db.ts';
+import type { DatabaseHandle, Db } from './db.ts';
 import { followUpCtes, type NewAlert, type NewCase } from './follow-ups.repo.ts';
 
 /** One evaluation as stored: scalar columns plus the request and response JSON texts, verbatim. */
@@ -150,7 +150,7 @@ function isRetryable(err: unknown): boolean {
  * the batch was computed on (else the statement fails and nothing of it stays).
  */
 async function writeBatch(
-  db: Db,
+  database: Pick<DatabaseHandle, 'db' | 'executePrepared'>,
   records: EvaluationRecord[],
   links: Link[],
   from: Heads,
@@ -166,7 +166,7 @@ async function writeBatch(
   const cases = records.flatMap((r) => (r.followUps?.case ? [r.followUps.case] : []));
   const alerts = records.flatMap((r) => (r.followUps?.alert ? [r.followUps.alert] : []));
   const followUps = cases.length > 0 || alerts.length > 0 ? sql`, ${followUpCtes(cases, alerts)}` : sql``;
-  await sql`
+  const statement = sql`
     WITH batch AS (
       SELECT evaluation_id, client_id, trigger_type, trigger_entity_type, trigger_entity_id, customer_id,
              evaluated_at, rule_set_version, high_risk_list_date, evaluator_id, rules_evaluated,
@@ -179,12 +179,22 @@ async function writeBatch(
         transaction_blocked boolean, alert_generated boolean, case_created boolean,
         highest_severity text, rule_ids text[], request json, response json,
         chain_seq bigint, prev_hex text, row_hex text)
+    ), locked AS (
+      -- Heads are locked first and in one order, so batches in flight together queue here.
+      SELECT client_id FROM audit_chain_heads WHERE client_id = ANY(${[...to.keys()]}::text[])
+       ORDER BY client_id FOR UPDATE
     ), heads AS (
-      UPDATE audit_chain_heads h SET seq = n.seq, head = decode(n.head, 'hex'), updated_at = now()
+      -- Matches every head row, so a head locked by a batch in flight is waited for and then read
+      -- as that batch committed it; it moves only if it is where this batch was linked.
+      UPDATE audit_chain_heads h
+         SET seq = CASE WHEN h.seq = n.prev_seq AND h.head = decode(n.prev_head, 'hex') THEN n.seq ELSE h.seq END,
+             head = CASE WHEN h.seq = n.prev_seq AND h.head = decode(n.prev_head, 'hex')
+                         THEN decode(n.head, 'hex') ELSE h.head END,
+             updated_at = now()
         FROM json_to_recordset(${JSON.stringify(heads)}::json)
           AS n(client_id text, seq bigint, head text, prev_seq bigint, prev_head text)
-       WHERE h.client_id = n.client_id AND h.seq = n.prev_seq AND h.head = decode(n.prev_head, 'hex')
-      RETURNING h.client_id
+       WHERE h.client_id = n.client_id
+      RETURNING h.seq = n.seq AND h.head = decode(n.head, 'hex') AS linked
     ), inserted AS (
       INSERT INTO evaluations (${sql.raw(COLUMNS)}) SELECT ${sql.raw(COLUMNS)} FROM batch
     ), window_rows AS (
@@ -196,8 +206,13 @@ async function writeBatch(
         SET customer_id = excluded.customer_id, amount_eur = excluded.amount_eur,
             evaluated_at = excluded.evaluated_at, blocked = excluded.blocked
     )${followUps}
-    SELECT mica_expect_chain_heads((SELECT count(*) FROM heads), ${heads.length}::integer) AS linked
-  `.execute(db);
+    -- The locks are taken first (the left operand's subquery runs first), then the heads are moved;
+    -- the rows, window and follow-ups are written after the main query.
+    SELECT mica_expect_chain_heads(
+      (SELECT count(*) * 0 FROM locked) + (SELECT count(*) FROM heads WHERE linked), ${heads.length}::integer
+    ) AS linked
+  `.compile(database.db);
+  await database.executePrepared(statement);
 }
 
 /** Attempts at a batch whose chain heads keep moving under it (other instances writing the same client). */
@@ -205,13 +220,18 @@ const MAX_ATTEMPTS = 20;
 
 /**
  * SQL of the evaluation audit store. Chain heads are kept in memory and moved optimistically (see
- * writeBatch). `exclusive`: this process is the store's only writer and its single session runs
- * statements in the order given (the embedded store), so a batch may be linked to the heads of a
- * batch still in flight and sent at once; if that one fails, this one fails its head check and is
- * relinked. Otherwise (PostgreSQL, maybe several instances) batches of one client take turns in
- * this process, each linked to the committed heads of the one before.
+ * writeBatch); a batch whose predecessor failed, or whose heads another instance moved, fails its
+ * head check and is linked again to the heads read afresh. `inOrder`: the store runs statements in
+ * the order they are sent (the embedded store's one session), so a batch is linked to the heads of
+ * the batch before it while that one is still in flight and sent at once. Otherwise (PostgreSQL,
+ * a pool of sessions, maybe several instances) a batch sent right behind another could reach the
+ * database first and fail its check, so batches of one client take turns in this process.
  */
-export function createEvaluationsRepo(db: Db, opts: { exclusive?: boolean } = {}) {
+export function createEvaluationsRepo(
+  database: Pick<DatabaseHandle, 'db' | 'executePrepared'>,
+  opts: { inOrder?: boolean; onRelink?: () => void } = {},
+) {
+  const { db } = database;
   const knownHeads: Heads = new Map();
   const lanes = new Map<string, Promise<void>>();
 
@@ -233,17 +253,18 @@ export function createEvaluationsRepo(db: Db, opts: { exclusive?: boolean } = {}
       const { links, newHeads } = linkRecords(from, records);
       for (const [c, h] of newHeads) knownHeads.set(c, h);
       try {
-        await writeBatch(db, records, links, from, newHeads);
+        await writeBatch(database, records, links, from, newHeads);
         return;
       } catch (err) {
         // What the failed batch linked is not stored: read the heads again before the next link.
         for (const c of clients) knownHeads.delete(c);
         if (!isRetryable(err) || attempt >= MAX_ATTEMPTS) throw err;
+        opts.onRelink?.();
       }
     }
   }
 
-  /** Runs `fn` after every earlier batch of any of these clients has settled (non-exclusive stores). */
+  /** Runs `fn` after every earlier batch of any of these clients has settled. */
   async function inLane(clients: string[], fn: () => Promise<void>): Promise<void> {
     const before = clients.flatMap((c) => lanes.get(c) ?? []);
     let release!: () => void;
@@ -267,7 +288,7 @@ export function createEvaluationsRepo(db: Db, opts: { exclusive?: boolean } = {}
      */
     async insertBatch(records: EvaluationRecord[]): Promise<void> {
       const clients = [...new Set(records.map((r) => r.client_id))].sort();
-      if (opts.exclusive) await linkAndWrite(records, clients);
+      if (opts.inOrder) await linkAndWrite(records, clients);
       else await inLane(clients, () => linkAndWrite(records, clients));
     },
 
@@ -277,13 +298,15 @@ export function createEvaluationsRepo(db: Db, opts: { exclusive?: boolean } = {}
      */
     async windowSums(lookups: WindowLookup[]): Promise<number[]> {
       // A correlated subquery per lookup: each is an index range scan, whatever the table's size.
-      const rows = await sql<{ i: number; total: number }>`
+      const rows = await database.executePrepared<{ i: number; total: number }>(
+        sql`
         SELECT q.i,
                (SELECT coalesce(sum(t.amount_eur), 0) FROM customer_transactions t
                  WHERE t.client_id = q.client_id AND t.customer_id = q.customer_id AND t.evaluated_at > q.since
                    AND t.transaction_id <> q.exclude AND NOT t.blocked) AS total
           FROM json_to_recordset(${JSON.stringify(lookups.map((l, i) => ({ i, ...l })))}::json)
-            AS q(i integer, client_id text, customer_id text, since timestamptz, exclude text)`.execute(db);
+            AS q(i integer, client_id text, customer_id text, since timestamptz, exclude text)`.compile(db),
+      );
       const totals = new Array<number>(lookups.length).fill(0);
       for (const r of rows.rows) totals[r.i] = Number(r.total);
       return totals;

@@ -96,7 +96,7 @@ describe('one-statement batch writes', () => {
   const chainOk = (clientId: string) => t.deps.auditChain.verify(clientId);
 
   it('a failed batch does not break the chain of the batches sent after it', async () => {
-    const repo = createEvaluationsRepo(t.deps.db, { exclusive: t.deps.database.kind === 'pglite' });
+    const repo = createEvaluationsRepo(t.deps.database, { inOrder: t.deps.database.kind === 'pglite' });
     const at = new Date();
     const good = () => governanceRecord('acme', at);
     // A record the database refuses fails its batch, after the batches behind it were linked to it.
@@ -120,8 +120,8 @@ describe('one-statement batch writes', () => {
   });
 
   it('two writers of one client (as two instances) relink instead of forking the chain', async () => {
-    const a = createEvaluationsRepo(t.deps.db);
-    const b = createEvaluationsRepo(t.deps.db);
+    const a = createEvaluationsRepo(t.deps.database);
+    const b = createEvaluationsRepo(t.deps.database);
     const at = new Date();
     const writes: Promise<void>[] = [];
     for (let i = 0; i < 12; i++) {

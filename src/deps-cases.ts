@@ -8,7 +8,7 @@ import { lazySecretBox } from './services/secret-box.ts';
 import { createWebhookIntakeService } from './services/webhook-intake.service.ts';
 import { createWebhookRegistrationsService } from './services/webhook-registrations.service.ts';
 import { createAlertsCasesRepo } from './storage/alerts-cases.repo.ts';
-import type { Db } from './storage/db.ts';
+import type { DatabaseHandle, Db } from './storage/db.ts';
 import type { OperatorAuditRepo } from './storage/operator-audit.repo.ts';
 import { createStrSweepRepo } from './storage/str-sweep.repo.ts';
 import { createWebhookIntakeRepo } from './storage/webhook-intake.repo.ts';
@@ -18,6 +18,7 @@ import { createWebhookRegistrationsRepo } from './storage/webhook-registrations.
 export function createCaseDeps(d: {
   config: Config;
   db: Db;
+  database: Pick<DatabaseHandle, 'db' | 'executePrepared'>;
   clientExists: (clientId: string) => Promise<boolean>;
   clientContext: (clientId: string) => Promise<ClientContext | undefined>;
   operatorAudit: Pick<OperatorAuditRepo, 'record'>;
@@ -45,7 +46,7 @@ export function createCaseDeps(d: {
   });
   const webhookIntake = createWebhookIntakeService({
     registrations: webhookRegistrations,
-    repo: createWebhookIntakeRepo(db),
+    repo: createWebhookIntakeRepo(d.database),
     clientContext: d.clientContext,
     limiter: d.rateLimiter,
     limits: {

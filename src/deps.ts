@@ -178,6 +178,7 @@ export async function createDeps(
   const caseDeps = createCaseDeps({
     config,
     db,
+    database,
     clientExists: async (id) => (await clients.get(id)) !== undefined,
     clientContext,
     operatorAudit,

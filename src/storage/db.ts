@@ -44,7 +44,12 @@ export async function openDatabase(opts: {
     // A client that loses its server must not crash the process: the pool listens to idle ones
     // only, and a checked-out client emits 'error' too (its query is failed separately).
     pool.on('error', () => {});
-    pool.on('connect', (client) => client.on('error', () => {}));
+    pool.on('connect', (client) => {
+      client.on('error', () => {});
+      // Prepared batch statements (executePrepared) keep one generic plan per session: with the
+      // default, a plan whose parameters are JSON documents was planned again for every batch.
+      client.query('SET plan_cache_mode = force_generic_plan').catch(() => {});
+    });
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     const names = new Map<string, string>();
     const nameOf = (text: string) => {

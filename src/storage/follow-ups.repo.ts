@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { type RawBuilder, sql } from 'kysely';
 import type { Db } from './db.ts';
 
 /** A case to open, before it has a number and an assignee (given inside the transaction). */
@@ -57,10 +57,18 @@ const CASE_NUMBER_SQL = `'CASE-' || nc.year || '-' ||
  * Each data-modifying expression always runs; the alerts' foreign keys to the cases are checked at
  * the end of the statement, when both are in.
  */
-export function followUpCtes(cases: NewCase[], alerts: NewAlert[]) {
+export function followUpCtes(
+  cases: NewCase[],
+  alerts: NewAlert[],
+  /** When given: only the alerts with these ids (a subquery), and the cases they link, are opened. */
+  liveAlertIds?: RawBuilder<unknown>,
+) {
+  const alertOfCase = new Map(alerts.flatMap((a) => (a.case_id ? [[a.case_id, a.id] as const] : [])));
+  const live = (column: string) => (liveAlertIds ? sql`${sql.ref(column)} IN (${liveAlertIds})` : sql`true`);
   const caseRows = cases.map((c, pos) => ({
     ...c,
     pos,
+    alert_id: alertOfCase.get(c.id) ?? null,
     year: new Date(c.created_at).getUTCFullYear(),
     history: [{ at: c.created_at, actor: c.actor, from: null, to: 'open', note: c.reason }],
   }));
@@ -75,7 +83,8 @@ export function followUpCtes(cases: NewCase[], alerts: NewAlert[]) {
              row_number() OVER (PARTITION BY x.client_id ORDER BY x.pos) AS k_client
         FROM json_to_recordset(${JSON.stringify(caseRows)}::json) AS x(pos integer, id uuid, client_id text,
              year integer, reason text, is_str boolean, rule_ids text[], evaluation_id uuid,
-             due_at timestamptz, created_at timestamptz, history jsonb)
+             due_at timestamptz, created_at timestamptz, history jsonb, alert_id uuid)
+       WHERE ${live('x.alert_id')}
     ), cnt AS (
       SELECT client_id, year, count(*)::integer AS n FROM nc GROUP BY client_id, year
     ), ctr AS (
@@ -112,6 +121,7 @@ export function followUpCtes(cases: NewCase[], alerts: NewAlert[]) {
              severity text, source text, event text, vendor_object_id text, customer_id text,
              transaction_id text, evaluation_id uuid, case_id uuid, rule_ids text[], due_at timestamptz,
              created_at timestamptz, payload jsonb, headers jsonb, history jsonb)
+       WHERE ${live('x.id')}
     )`;
 }
 

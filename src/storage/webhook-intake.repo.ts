@@ -1,7 +1,13 @@
 import { sql } from 'kysely';
 import type { HistoryEntry } from '../domain/cases/state-machines.ts';
-import type { Db } from './db.ts';
-import { insertFollowUps, type NewAlert, type NewCase, type OpenedCase } from './follow-ups.repo.ts';
+import type { DatabaseHandle, Db } from './db.ts';
+import {
+  followUpCtes,
+  insertFollowUps,
+  type NewAlert,
+  type NewCase,
+  type OpenedCase,
+} from './follow-ups.repo.ts';
 
 /** One delivery as received: the dedup key of intake and the exact bytes kept as evidence. */
 export interface DeliveryRow {
@@ -118,89 +124,98 @@ export interface KycDecisionRow {
 export type CreationOutcome = { stored: true; opened?: OpenedCase } | { stored: false; duplicate: string };
 
 /**
- * Stores creation deliveries together, in one transaction: a few statements per batch instead of
- * a few per delivery (group commit). The caller gives distinct delivery ids and vendor objects.
- * A delivery whose vendor object already has an alert, or whose delivery id was recorded before,
- * is a duplicate and leaves nothing behind; the others commit together. A unique violation (a
- * concurrent instance stored the same vendor object meanwhile) rolls the whole batch back.
+ * Stores creation deliveries together, in one statement (one round trip and one commit per batch,
+ * group commit). The caller gives distinct delivery ids and vendor objects. A delivery whose vendor
+ * object already has an alert (locked, so an update delivery to it waits), or whose delivery id was
+ * recorded before (a concurrent identical delivery waits on the other's insert and then finds the
+ * conflict), is a duplicate and leaves nothing behind; the others' deliveries, alerts, cases (numbered
+ * and assigned among the stored ones only) and KYC decisions commit together. A unique violation (a
+ * concurrent instance stored the same vendor object meanwhile) fails the whole statement.
  */
-async function createBatch(trx: Db, items: CreationRows[]): Promise<CreationOutcome[]> {
-  const outcomes: CreationOutcome[] = items.map(() => ({ stored: true }));
-  const keys = items.map((i) => ({
-    client_id: i.alert.client_id,
+async function createBatch(
+  database: Pick<DatabaseHandle, 'db' | 'executePrepared'>,
+  items: CreationRows[],
+): Promise<CreationOutcome[]> {
+  const keyed = items.map((i, n) => ({
+    i: n,
+    ...i.delivery,
     source: i.alert.source,
     vendor_object_id: i.alert.vendor_object_id,
+    case_id: i.case?.id ?? null,
   }));
-  const existing = await sql<{ client_id: string; source: string; vendor_object_id: string }>`
-    SELECT a.client_id, a.source, a.vendor_object_id
-      FROM alerts a
-      JOIN json_to_recordset(${JSON.stringify(keys)}::json) AS k(client_id text, source text, vendor_object_id text)
-        ON a.client_id = k.client_id AND a.source = k.source AND a.vendor_object_id = k.vendor_object_id
-       FOR UPDATE OF a`.execute(trx);
-  const key = (c: string, s: string, o: string | null) => `${c}\u0000${s}\u0000${o}`;
-  const taken = new Set(existing.rows.map((r) => key(r.client_id, r.source, r.vendor_object_id)));
-  let live: number[] = [];
-  items.forEach((i, n) => {
-    if (taken.has(key(i.alert.client_id, i.alert.source, i.alert.vendor_object_id)))
-      outcomes[n] = {
-        stored: false,
-        duplicate: `vendor object ${i.alert.vendor_object_id} already has an alert`,
-      };
-    else live.push(n);
-  });
-  if (live.length > 0) {
-    // A concurrent identical delivery waits here for the other transaction, then finds the conflict.
-    // Inserted in key order, so two instances' batches cannot wait on each other in a cycle.
-    const deliveries = live
-      .map((n) => items[n]!.delivery)
-      .sort((a, b) => {
-        const ka = key(a.client_id, a.vendor, a.delivery_id);
-        const kb = key(b.client_id, b.vendor, b.delivery_id);
-        return ka < kb ? -1 : ka > kb ? 1 : 0;
-      });
-    const recorded = await sql<{ client_id: string; vendor: string; delivery_id: string }>`
-      INSERT INTO webhook_deliveries (client_id, vendor, delivery_id, alert_id, event, raw_body, received_at)
-      SELECT client_id, vendor, delivery_id, alert_id, event, raw_body, received_at
-        FROM json_to_recordset(${JSON.stringify(deliveries)}::json)
-          AS d(client_id text, vendor text, delivery_id text, alert_id uuid, event text, raw_body text,
-               received_at timestamptz)
-      ON CONFLICT (client_id, vendor, delivery_id) DO NOTHING
-      RETURNING client_id, vendor, delivery_id`.execute(trx);
-    const inserted = new Set(recorded.rows.map((r) => key(r.client_id, r.vendor, r.delivery_id)));
-    live = live.filter((n) => {
-      const d = items[n]!.delivery;
-      if (inserted.has(key(d.client_id, d.vendor, d.delivery_id))) return true;
-      outcomes[n] = { stored: false, duplicate: `delivery ${d.delivery_id} was processed before` };
-      return false;
-    });
-  }
-  if (live.length === 0) return outcomes;
-  const cases = live.flatMap((n) => (items[n]!.case ? [items[n]!.case!] : []));
-  const opened = await insertFollowUps(
-    trx,
-    cases,
-    live.map((n) => items[n]!.alert),
+  // The latest decision of a customer is kept (the last given, among equal times).
+  const decisions = items.flatMap((i, n) => (i.kyc ? [{ ...i.kyc, i: n }] : []));
+  const cases = items.flatMap((i) => (i.case ? [i.case] : []));
+  const res = await database.executePrepared<{
+    i: number;
+    taken: boolean;
+    stored: boolean;
+    case_number: string | null;
+    assignee: string | null;
+  }>(
+    sql`
+      WITH k AS (
+        SELECT * FROM json_to_recordset(${JSON.stringify(keyed)}::json) AS x(i integer, client_id text, vendor text,
+               delivery_id text, alert_id uuid, event text, raw_body text, received_at timestamptz,
+               source text, vendor_object_id text, case_id uuid)
+      ), taken AS (
+        SELECT k.i FROM k JOIN alerts a
+            ON a.client_id = k.client_id AND a.source = k.source AND a.vendor_object_id = k.vendor_object_id
+           FOR UPDATE OF a
+      ), ins AS (
+        -- In key order, so two instances' batches cannot wait on each other in a cycle.
+        INSERT INTO webhook_deliveries (client_id, vendor, delivery_id, alert_id, event, raw_body, received_at)
+        SELECT client_id, vendor, delivery_id, alert_id, event, raw_body, received_at FROM k
+         WHERE k.i NOT IN (SELECT i FROM taken)
+         ORDER BY client_id COLLATE "C", vendor COLLATE "C", delivery_id COLLATE "C"
+        ON CONFLICT (client_id, vendor, delivery_id) DO NOTHING
+        RETURNING alert_id
+      ), ${followUpCtes(
+        cases,
+        items.map((i) => i.alert),
+        sql`SELECT alert_id FROM ins`,
+      )}, kyc AS (
+        INSERT INTO kyc_decisions (client_id, customer_id, decision, alert_id, decided_at)
+        SELECT DISTINCT ON (client_id, customer_id) client_id, customer_id, decision, alert_id, decided_at
+          FROM json_to_recordset(${JSON.stringify(decisions)}::json) AS d(i integer, client_id text,
+               customer_id text, decision text, alert_id uuid, decided_at timestamptz)
+         WHERE d.alert_id IN (SELECT alert_id FROM ins)
+         ORDER BY client_id, customer_id, decided_at DESC, i DESC
+        ON CONFLICT (client_id, customer_id) DO UPDATE
+          SET decision = excluded.decision, alert_id = excluded.alert_id, decided_at = excluded.decided_at
+        WHERE kyc_decisions.decided_at <= excluded.decided_at
+      )
+      SELECT k.i, k.i IN (SELECT i FROM taken) AS taken, k.alert_id IN (SELECT alert_id FROM ins) AS stored,
+             c.case_number, c.assignee
+        FROM k LEFT JOIN new_cases c ON c.id = k.case_id`.compile(database.db),
   );
-  const byId = new Map(opened.map((o) => [o.id, o]));
-  for (const n of live) {
-    const c = items[n]!.case;
-    outcomes[n] = { stored: true, opened: c ? byId.get(c.id) : undefined };
-  }
-  const statements = intakeStatements(trx);
-  // Oldest first, so that the latest decision of a customer is the one kept.
-  const decisions = live
-    .flatMap((n) => (items[n]!.kyc ? [items[n]!.kyc!] : []))
-    .sort((a, b) => a.decided_at.localeCompare(b.decided_at));
-  for (const d of decisions) await statements.recordKycDecision(d);
-  return outcomes;
+  const byItem = new Map(res.rows.map((r) => [Number(r.i), r]));
+  return items.map((item, n): CreationOutcome => {
+    const r = byItem.get(n)!;
+    if (r.taken)
+      return {
+        stored: false,
+        duplicate: `vendor object ${item.alert.vendor_object_id} already has an alert`,
+      };
+    if (!r.stored)
+      return { stored: false, duplicate: `delivery ${item.delivery.delivery_id} was processed before` };
+    return {
+      stored: true,
+      opened:
+        item.case && r.case_number
+          ? { id: item.case.id, case_number: r.case_number, assignee: r.assignee }
+          : undefined,
+    };
+  });
 }
 
 /** SQL of webhook intake: each delivery is one transaction over these statements. */
-export function createWebhookIntakeRepo(db: Db) {
+export function createWebhookIntakeRepo(database: Pick<DatabaseHandle, 'db' | 'executePrepared'>) {
+  const { db } = database;
   return {
-    /** Stores creation deliveries in one transaction (see createBatch). */
+    /** Stores creation deliveries in one statement (see createBatch). */
     createBatch(items: CreationRows[]): Promise<CreationOutcome[]> {
-      return db.transaction().execute((trx) => createBatch(trx, items));
+      return createBatch(database, items);
     },
 
     /** Runs `fn` in one transaction; anything it throws rolls everything back. */

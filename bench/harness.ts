@@ -146,6 +146,9 @@ export async function startRealServer(
   opts: { env?: Record<string, string>; profileDir?: string; log?: (m: string) => void } = {},
 ): Promise<RealServer> {
   const dataDir = tempDir('mica-bench-x-');
+  // BENCH_CPU_PROF_DIR=<dir> profiles the servers of every bench into that directory (kept).
+  const profileDir = opts.profileDir ?? (process.env.BENCH_CPU_PROF_DIR || undefined);
+  if (profileDir && !opts.profileDir) opts.log?.(`${target}: CPU profile in ${profileDir}`);
   const token = randomBytes(24).toString('base64url');
   const databaseUrl = target === 'postgres' ? await resetBenchDatabase(ADMIN_URL, EXTRA_DB) : undefined;
   const child = startNode(
@@ -164,7 +167,7 @@ export async function startRealServer(
       AUDIT_MAINTENANCE_CRON: 'off',
       ...opts.env,
     },
-    opts.profileDir ? ['--cpu-prof', '--cpu-prof-dir', opts.profileDir] : [],
+    profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [],
   );
   const origin = `http://127.0.0.1:${await waitListening(child, 120_000)}`;
   await waitHealthy(child, origin, 120_000);

@@ -53,8 +53,10 @@ export function createCaseDeps(d: {
       perMinute: config.WEBHOOK_RATE_LIMIT_PER_MINUTE,
       perKindPerMinute: config.WEBHOOK_RATE_LIMIT_PER_KIND_PER_MINUTE,
     },
-    // Creation deliveries are group-committed; the embedded store has one session.
-    maxInFlight: config.storage === 'pglite' ? 1 : 2,
+    // Creation deliveries are group-committed, one statement a batch; a second batch goes in
+    // flight only when deliveries queue up (on the embedded store it waits on the one session).
+    maxInFlight: 2,
+    minQueueForExtraFlush: config.AUDIT_EXTRA_FLUSH_AT,
   });
   const alertsCases = createAlertsCasesService({
     repo: createAlertsCasesRepo(db),

@@ -111,6 +111,7 @@ export async function createDeps(
     insertBatch: (records) => evaluationsRepo.insertBatch(records),
     maxBatch: config.AUDIT_MAX_BATCH,
     maxInFlight: config.AUDIT_MAX_IN_FLIGHT,
+    minQueueForExtraFlush: config.AUDIT_EXTRA_FLUSH_AT,
     onFlush: (size, ms) => {
       metrics.auditBatchSize.observe(size);
       metrics.auditFlushSeconds.observe(ms / 1000);

@@ -76,8 +76,10 @@ export function createWebhookIntakeService(deps: {
   clientContext: (clientId: string) => Promise<ClientContext | undefined>;
   limiter: RateLimitService;
   limits: { perMinute: number; perKindPerMinute: number };
-  /** Creation batches committing at once (the embedded store has one session: 1). */
+  /** Creation batches in flight at once. */
   maxInFlight?: number;
+  /** A batch beyond the first goes in flight only once this many deliveries wait. */
+  minQueueForExtraFlush?: number;
   /** Most creation deliveries in one transaction. */
   maxBatch?: number;
   now?: () => Date;
@@ -337,7 +339,12 @@ export function createWebhookIntakeService(deps: {
     }
   }
 
-  const deliveries = createGroupCommit<Queued>({ maxBatch, maxInFlight, flush });
+  const deliveries = createGroupCommit<Queued>({
+    maxBatch,
+    maxInFlight,
+    minQueueForExtraFlush: deps.minQueueForExtraFlush,
+    flush,
+  });
 
   return {
     /** Counts one delivery against the all-kinds and the per-kind minute limits; the binding decision. */

@@ -22,6 +22,7 @@ export function createAuditWriter(deps: {
   insertBatch: (records: EvaluationRecord[]) => Promise<void>;
   maxBatch: number;
   maxInFlight: number;
+  minQueueForExtraFlush?: number;
   onFlush?: (size: number, ms: number) => void;
   onError?: (err: unknown, size: number) => void;
 }) {
@@ -58,6 +59,7 @@ export function createAuditWriter(deps: {
   const group = createGroupCommit<Pending>({
     maxBatch: deps.maxBatch,
     maxInFlight: deps.maxInFlight,
+    minQueueForExtraFlush: deps.minQueueForExtraFlush,
     flush: commit,
   });
 

@@ -7,6 +7,12 @@
 export function createGroupCommit<T>(opts: {
   maxBatch: number;
   maxInFlight: number;
+  /**
+   * A flush beyond the first in flight starts only once this many items wait (default 1). Every
+   * flush has a fixed cost (a statement, a commit): at moderate load, items that wait for the one
+   * in flight and go together cost less than a second small flush, and wait about as long.
+   */
+  minQueueForExtraFlush?: number;
   /** Commits one batch and settles its items' callers itself; should not throw. */
   flush: (batch: T[]) => Promise<void>;
 }) {
@@ -31,7 +37,8 @@ export function createGroupCommit<T>(opts: {
   }
 
   function pump(): void {
-    while (inFlight < opts.maxInFlight && queue.length > 0) {
+    const extraAt = opts.minQueueForExtraFlush ?? 1;
+    while (inFlight < opts.maxInFlight && queue.length >= (inFlight === 0 ? 1 : extraAt)) {
       const batch = queue.splice(0, opts.maxBatch);
       inFlight++;
       void opts

@@ -78,6 +78,28 @@ describe('group-commit audit writer', () => {
     assert.equal(w.stats().maxBatch, 3);
   });
 
+  it('a second flush goes in flight only once enough writes wait for the first', async () => {
+    const store = controllableStore();
+    const w = createAuditWriter({
+      insertBatch: store.insertBatch,
+      maxBatch: 10,
+      maxInFlight: 2,
+      minQueueForExtraFlush: 3,
+    });
+    const all = [w.write(rec('a'))];
+    await until(() => store.batches.length === 1);
+    all.push(w.write(rec('b')), w.write(rec('c')));
+    await tick();
+    await tick();
+    assert.deepEqual(store.batches, [['a']], 'two waiting writes wait for the flush in flight');
+    all.push(w.write(rec('d')));
+    await until(() => store.batches.length === 2);
+    assert.deepEqual(store.batches[1], ['b', 'c', 'd'], 'the third opens the second flush');
+    store.release();
+    store.release();
+    await Promise.all(all);
+  });
+
   it('a failing record fails alone: its batch is retried one by one', async () => {
     const store = controllableStore();
     const w = createAuditWriter({ insertBatch: store.insertBatch, maxBatch: 10, maxInFlight: 1 });

@@ -276,7 +276,9 @@ async function measure(name: TargetResult['name'], start: () => Promise<Server>)
     };
 
     // Audit batches linked again because a head moved (see evaluations.repo.ts), from /metrics.
-    const metricsText = await (await fetch(`${srv.origin}/metrics`)).text().catch(() => '');
+    const metricsText = await fetch(`${srv.origin}/metrics`)
+      .then((r) => r.text())
+      .catch(() => '');
     const relinks = /^mica_audit_relinks_total (\d+)/m.exec(metricsText)?.[1];
     log(`${name}: audit relinks ${relinks ?? 'n/a'}`);
     log(`${name}: stopping (SIGTERM)`);

@@ -8,7 +8,7 @@ import { lazySecretBox } from './services/secret-box.ts';
 import { createWebhookIntakeService } from './services/webhook-intake.service.ts';
 import { createWebhookRegistrationsService } from './services/webhook-registrations.service.ts';
 import { createAlertsCasesRepo } from './storage/alerts-cases.repo.ts';
-import type { DatabaseHandle, Db } from './storage/db.ts';
+import type { DatabaseHandle } from './storage/db.ts';
 import type { OperatorAuditRepo } from './storage/operator-audit.repo.ts';
 import { createStrSweepRepo } from './storage/str-sweep.repo.ts';
 import { createWebhookIntakeRepo } from './storage/webhook-intake.repo.ts';
@@ -17,7 +17,6 @@ import { createWebhookRegistrationsRepo } from './storage/webhook-registrations.
 /** Wires webhook registrations and intake, the alerts and cases API, and the STR sweep (part of deps.ts). */
 export function createCaseDeps(d: {
   config: Config;
-  db: Db;
   database: Pick<DatabaseHandle, 'db' | 'executePrepared'>;
   clientExists: (clientId: string) => Promise<boolean>;
   clientContext: (clientId: string) => Promise<ClientContext | undefined>;
@@ -26,7 +25,8 @@ export function createCaseDeps(d: {
   evaluation: Pick<EvaluationService, 'evaluate'>;
   logger?: Logger;
 }) {
-  const { config, db } = d;
+  const { config } = d;
+  const { db } = d.database;
   const webhookRegistrations = createWebhookRegistrationsService({
     repo: createWebhookRegistrationsRepo(db),
     clientExists: d.clientExists,

@@ -178,7 +178,6 @@ export async function createDeps(
   }
   const caseDeps = createCaseDeps({
     config,
-    db,
     database,
     clientExists: async (id) => (await clients.get(id)) !== undefined,
     clientContext,

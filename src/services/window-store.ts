@@ -27,11 +27,10 @@ export interface WindowStore {
  */
 export function createDbWindowStore(deps: {
   windowSums: (lookups: WindowLookup[]) => Promise<number[]>;
-  maxBatch?: number;
 }): WindowStore {
   type Pending = { lookup: WindowLookup; resolve: (n: number) => void; reject: (e: unknown) => void };
   const group = createGroupCommit<Pending>({
-    maxBatch: deps.maxBatch ?? 512,
+    maxBatch: 512,
     maxInFlight: 1,
     flush: async (batch) => {
       try {

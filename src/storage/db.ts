@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { type CompiledQuery, Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
-import { embeddedDialect, PGliteWorkerClient } from './pglite-driver.ts';
+import { asPrepared, embeddedDialect, PGliteWorkerClient } from './pglite-driver.ts';
 import type { Database } from './schema.ts';
 
 export type Db = Kysely<Database>;
@@ -25,6 +25,23 @@ export interface DatabaseHandle {
 // BIGINT counts and NUMERIC sums come back as strings from pg; our values fit in a double.
 pg.types.setTypeParser(20, (v) => Number(v));
 pg.types.setTypeParser(1700, (v) => Number(v));
+
+/**
+ * Names of prepared statements, derived from their text, so each distinct text is its own statement
+ * (a session keeps them all: the texts are a handful, and never more than 1,000 are named).
+ */
+function statementNames(): (text: string) => string {
+  const names = new Map<string, string>();
+  return (text) => {
+    let name = names.get(text);
+    if (!name) {
+      if (names.size >= 1000) names.clear();
+      name = `mica_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`;
+      names.set(text, name);
+    }
+    return name;
+  };
+}
 
 /** Opens PostgreSQL when a URL is given, else the embedded PGlite store under dataDir. */
 export async function openDatabase(opts: {
@@ -51,16 +68,7 @@ export async function openDatabase(opts: {
       client.query('SET plan_cache_mode = force_generic_plan').catch(() => {});
     });
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    const names = new Map<string, string>();
-    const nameOf = (text: string) => {
-      let name = names.get(text);
-      if (!name) {
-        if (names.size >= 1000) names.clear(); // texts are a handful; never grow without bound
-        name = `mica_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`;
-        names.set(text, name);
-      }
-      return name;
-    };
+    const nameOf = statementNames();
     return {
       db,
       kind: 'postgres',
@@ -79,13 +87,16 @@ export async function openDatabase(opts: {
   const client = new PGliteWorkerClient(dir === 'memory://' ? undefined : dir);
   await client.ready();
   const db = new Kysely<Database>({ dialect: embeddedDialect(client) });
+  const nameOf = statementNames();
   // Kysely tears down only a driver it has used, so the engine's thread is stopped here as well.
   return {
     db,
     kind: 'pglite',
     maxConcurrency: 1,
-    // The embedded engine runs each query unnamed; the text goes through as it is.
-    executePrepared: async <R>(q: CompiledQuery) => ({ rows: (await db.executeQuery<R>(q)).rows }),
+    // Through the driver, so the statement waits its turn for the one session like any query.
+    executePrepared: async <R>(q: CompiledQuery) => ({
+      rows: (await db.executeQuery<R>(asPrepared(q, nameOf(q.sql)))).rows,
+    }),
     close: async () => {
       await db.destroy();
       await client.close();

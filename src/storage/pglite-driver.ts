@@ -76,12 +76,19 @@ export class PGliteWorkerClient {
     return this.#ready;
   }
 
-  query(sql: string, params: readonly unknown[]): Promise<{ rows: unknown[]; affectedRows: number }> {
+  /** Runs a statement; with a name, as that named prepared statement (parsed and planned once). */
+  query(
+    sql: string,
+    params: readonly unknown[],
+    name?: string,
+  ): Promise<{ rows: unknown[]; affectedRows: number }> {
     if (this.#failed) return Promise.reject(this.#failed);
     const id = this.#next++;
     return new Promise((resolve, reject) => {
       this.#pending.set(id, { resolve, reject });
-      this.#worker.postMessage({ type: 'query', id, sql, params });
+      this.#worker.postMessage(
+        name === undefined ? { type: 'query', id, sql, params } : { type: 'prepared', id, name, sql, params },
+      );
     });
   }
 
@@ -120,10 +127,19 @@ class ConnectionMutex {
   }
 }
 
+/** Marks a compiled query to run as a named prepared statement (see `asPrepared`). */
+const STATEMENT_NAME = Symbol('statementName');
+
+/** The query, to be run by the embedded engine as the named prepared statement `name`. */
+export function asPrepared(q: CompiledQuery, name: string): CompiledQuery {
+  return Object.assign({ ...q }, { [STATEMENT_NAME]: name });
+}
+
 class WorkerConnection implements DatabaseConnection {
   constructor(readonly client: PGliteWorkerClient) {}
   async executeQuery<R>(q: CompiledQuery): Promise<QueryResult<R>> {
-    const res = await this.client.query(q.sql, q.parameters);
+    const name = (q as { [STATEMENT_NAME]?: string })[STATEMENT_NAME];
+    const res = await this.client.query(q.sql, q.parameters, name);
     return { rows: res.rows as R[], numAffectedRows: BigInt(res.affectedRows) };
   }
   // biome-ignore lint/correctness/useYield: the embedded engine cannot stream; this only throws.

@@ -252,11 +252,20 @@ export function createAuditService(deps: { audit: AuditQueryRepo }) {
       const pageSize = 500;
       return (async function* () {
         yield format === 'csv' ? `${AUDIT_COLUMNS.join(',')}\r\n` : '[';
-        let after: { at: string; id: string } | undefined;
         let first = true;
         const memo = new Map<string, string>();
-        for (;;) {
-          const page = await deps.audit.exportPage(filter, after, pageSize);
+        // The next page is read while this one is rendered: the database (the embedded engine's
+        // own thread, or PostgreSQL) and this thread work at the same time; two pages at most are held.
+        let next: Promise<ExportEvaluation[]> | undefined = deps.audit.exportPage(filter, undefined, pageSize);
+        while (next) {
+          const page: ExportEvaluation[] = await next;
+          const last = page.at(-1);
+          next =
+            page.length < pageSize || !last
+              ? undefined
+              : deps.audit.exportPage(filter, { at: last.cursor_at, id: last.evaluation_id }, pageSize);
+          // A failed read ahead surfaces when it is awaited, not as an unhandled rejection meanwhile.
+          next?.catch(() => {});
           let chunk = '';
           for (const e of page)
             if (format === 'csv') chunk += csvLinesOf(e, filter.rule_id, memo);
@@ -266,9 +275,6 @@ export function createAuditService(deps: { audit: AuditQueryRepo }) {
                 first = false;
               }
           if (chunk !== '') yield chunk;
-          const last = page.at(-1);
-          if (page.length < pageSize || !last) break;
-          after = { at: last.cursor_at, id: last.evaluation_id };
         }
         if (format === 'json') yield ']';
       })();

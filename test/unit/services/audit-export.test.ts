@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { csvLine, csvLinesOf, rowsOf } from '../../../src/services/audit.service.ts';
+import { createAuditService, csvLine, csvLinesOf, rowsOf } from '../../../src/services/audit.service.ts';
 import type { ExportEvaluation } from '../../../src/storage/audit-query.repo.ts';
 
 // The export builds CSV lines straight from a stored evaluation; they must be exactly the lines of
@@ -82,4 +82,73 @@ test('rowsOf numbers rule positions from 1 and keeps the condition names in stor
   assert.deepEqual(rows[2]!.conditions_evaluated, []);
   assert.equal(rows[2]!.severity, '5');
   assert.equal(rows[2]!.actions_executed, null);
+});
+
+// The export streams keyset pages and reads the next page while rendering the current one: every
+// stored evaluation must come out once, in order, with no more than one page read ahead, and a
+// failed read must end the export with its error.
+function pagedRepo(total: number, opts: { failAtPage?: number } = {}) {
+  const stored = Array.from({ length: total }, (_, i) =>
+    evaluation(
+      {
+        evaluation_id: `00000000-0000-4000-8000-${String(total - i).padStart(12, '0')}`,
+        cursor_at: String(total - i).padStart(8, '0'),
+      },
+      RESULTS.slice(0, 1),
+    ),
+  );
+  const state = { reads: 0, outstanding: 0, maxOutstanding: 0 };
+  const repo = {
+    async exportPage(_f: unknown, after: { at: string; id: string } | undefined, limit: number) {
+      state.reads++;
+      state.outstanding++;
+      state.maxOutstanding = Math.max(state.maxOutstanding, state.outstanding);
+      const page = state.reads;
+      await new Promise((r) => setTimeout(r, 1));
+      state.outstanding--;
+      if (page === opts.failAtPage) throw new Error('database went away');
+      const start = after ? stored.findIndex((e) => e.cursor_at < after.at) : 0;
+      return start < 0 ? [] : stored.slice(start, start + limit);
+    },
+  };
+  return { repo, state };
+}
+
+test('export pages through every evaluation once, in order, one page read ahead at most', async () => {
+  for (const total of [0, 1, 499, 500, 501, 1000, 1234]) {
+    const { repo, state } = pagedRepo(total);
+    const service = createAuditService({ audit: repo as never });
+    let csv = '';
+    let index = 0;
+    for await (const chunk of service.export('acme', {}, 'csv')) {
+      // Chunk k (after the header) is page k: while it is consumed page k + 1 may be read, no further.
+      assert.ok(state.reads <= index + 1, `total ${total}, chunk ${index}`);
+      csv += chunk;
+      index++;
+    }
+    const ids = csv
+      .trim()
+      .split('\r\n')
+      .slice(1)
+      .map((l) => l.split(',')[1]);
+    assert.equal(ids.length, total, `total ${total}`);
+    assert.equal(new Set(ids).size, total);
+    assert.deepEqual(ids, [...ids].sort().reverse());
+    assert.equal(state.maxOutstanding, 1);
+    assert.equal(state.reads, Math.floor(total / 500) + 1);
+  }
+});
+
+test('a page that cannot be read ends the export with its error', async () => {
+  const { repo } = pagedRepo(1600, { failAtPage: 3 });
+  const service = createAuditService({ audit: repo as never });
+  const chunks: string[] = [];
+  await assert.rejects(
+    (async () => {
+      for await (const chunk of service.export('acme', {}, 'json')) chunks.push(chunk);
+    })(),
+    /database went away/,
+  );
+  // The opening bracket and the two pages read before the failure were sent.
+  assert.equal(chunks.length, 3);
 });

@@ -145,7 +145,7 @@ async function load(
   const closed = await runClosedLoop({ ...closedOpts, request: txmonA, durationS: settings.durationS });
   const c1 = cpuSnapshot(child.pid, pg);
   for (const r of [warm, closed]) {
-    ids.push(...r.ids);
+    for (const id of r.ids) ids.push(id);
     unanswered += r.sent - r.ok - r.non2xx;
   }
   const { ids: _ids, ...closedRest } = closed;
@@ -169,7 +169,7 @@ async function load(
     idOf: (text) => idOf(text),
   });
   for (const r of [pacedWarm, paced]) {
-    ids.push(...r.ids);
+    for (const id of r.ids) ids.push(id);
     unanswered += r.errors;
   }
   result.paced = paced;
@@ -246,9 +246,14 @@ async function measureReal(target: TargetName): Promise<TargetResult> {
 async function measureBaseline(): Promise<TargetResult> {
   const result: TargetResult = { name: 'baseline', loadAvg: loadAverage() };
   // A failed start of the baseline ends the benchmark: nothing could be compared.
-  await measureOn(await startBaseline(), result, async (b) => {
-    await load('baseline', b.child, b.origin, {}, result);
-  });
+  await measureOn(
+    await startBaseline(),
+    result,
+    async (b) => {
+      await load('baseline', b.child, b.origin, {}, result);
+    },
+    { log, label: 'baseline' },
+  );
   return result;
 }
 

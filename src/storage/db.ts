@@ -3,6 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { type CompiledQuery, Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
+import { startEmbeddedAnalyze } from './embedded-analyze.ts';
 import { asPrepared, embeddedDialect, PGliteWorkerClient } from './pglite-driver.ts';
 import type { Database } from './schema.ts';
 
@@ -48,6 +49,8 @@ export async function openDatabase(opts: {
   databaseUrl?: string;
   dataDir?: string;
   poolSize?: number;
+  /** Embedded store: how often grown tables are analyzed (see embedded-analyze.ts). */
+  analyzeIntervalMs?: number;
 }): Promise<DatabaseHandle> {
   if (opts.databaseUrl) {
     const pool = new pg.Pool({
@@ -88,6 +91,8 @@ export async function openDatabase(opts: {
   await client.ready();
   const db = new Kysely<Database>({ dialect: embeddedDialect(client) });
   const nameOf = statementNames();
+  // Statistics, as autovacuum would keep them (the embedded engine has none).
+  const analyze = startEmbeddedAnalyze(db, opts.analyzeIntervalMs ?? 5000);
   // Kysely tears down only a driver it has used, so the engine's thread is stopped here as well.
   return {
     db,
@@ -98,6 +103,7 @@ export async function openDatabase(opts: {
       rows: (await db.executeQuery<R>(asPrepared(q, nameOf(q.sql)))).rows,
     }),
     close: async () => {
+      await analyze.stop();
       await db.destroy();
       await client.close();
     },

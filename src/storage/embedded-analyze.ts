@@ -1,0 +1,86 @@
+import { sql } from 'kysely';
+import type { Db } from './db.ts';
+
+/**
+ * A table is analyzed again once it has doubled since its last analysis… Plans change with the
+ * order of magnitude of a table, not with a fifth more rows, and each analysis holds the session for
+ * tens of milliseconds and makes the statements on the table plan again: a table that grows from
+ * empty to a million rows is analyzed some 20 times in all.
+ */
+const GROWTH = 1;
+/** …and grown by at least this many pages (8 KiB each), so small tables are not analyzed over and over. */
+const MIN_PAGES = 4;
+
+/** A table this small (in 8 KiB pages) analyzes in about a millisecond. */
+const SMALL_PAGES = 64;
+
+/**
+ * The tables to analyze in one round: those that have grown enough since their last analysis (or
+ * were never analyzed), the most grown first. One large table at most per round, so that a round
+ * holds the one session for one sample only; small tables go along, they cost next to nothing.
+ */
+export function tablesToAnalyze(
+  tables: ReadonlyArray<{ name: string; relpages: number; reltuples: number; pages: number }>,
+): string[] {
+  const grown = tables
+    .filter((t) => t.pages > 0 && (t.reltuples < 0 || t.pages >= t.relpages * (1 + GROWTH) + MIN_PAGES))
+    .map((t) => ({ ...t, growth: t.reltuples < 0 ? Number.POSITIVE_INFINITY : t.pages / (t.relpages + 1) }))
+    .sort((a, b) => b.growth - a.growth || a.name.localeCompare(b.name));
+  const large = grown.find((t) => t.pages >= SMALL_PAGES);
+  return grown.filter((t) => t === large || t.pages < SMALL_PAGES).map((t) => t.name);
+}
+
+/**
+ * Rows sampled per column statistic, divided by 300 (PostgreSQL's default is 100, i.e. 30,000 rows):
+ * a sample of 3,000 rows analyzes a 100,000-row audit partition in some 30 ms instead of 500 ms,
+ * and the plans of this service need table sizes and rough distributions, not fine histograms.
+ */
+const STATISTICS_TARGET = 10;
+
+/**
+ * The embedded engine has no autovacuum, so its tables would never get statistics: every plan would
+ * rest on guesses, and a prepared statement planned while a table was empty would keep a sequential
+ * scan of it as it grows (webhook intake fell from 3,600 to 2,700 deliveries/s that way). This does
+ * what autovacuum's analyze does on PostgreSQL: tables that grew are analyzed, which also makes the
+ * statements that use them plan again. Runs through the driver, so it waits its turn for the one
+ * session and never lands inside a caller's transaction. Returns the tables analyzed.
+ */
+export async function analyzeGrownTables(db: Db): Promise<string[]> {
+  const { rows } = await sql<{ name: string; relpages: number; reltuples: number; pages: string | number }>`
+    SELECT c.oid::regclass::text AS name, c.relpages, c.reltuples,
+           pg_relation_size(c.oid) / current_setting('block_size')::integer AS pages
+      FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+     WHERE c.relkind = 'r' AND n.nspname = current_schema()`.execute(db);
+  const tables = tablesToAnalyze(rows.map((r) => ({ ...r, pages: Number(r.pages) })));
+  if (tables.length === 0) return tables;
+  await db.transaction().execute(async (trx) => {
+    await sql`SET LOCAL default_statistics_target = ${sql.lit(STATISTICS_TARGET)}`.execute(trx);
+    // The names come from the catalogue as regclass text: already quoted where they need to be.
+    await sql`ANALYZE ${sql.raw(tables.join(', '))}`.execute(trx);
+  });
+  return tables;
+}
+
+/** Runs analyzeGrownTables every `intervalMs` until stopped; a failed round is retried next time. */
+export function startEmbeddedAnalyze(
+  db: Db,
+  intervalMs: number,
+  onError: (err: unknown) => void = () => {},
+): { stop(): Promise<void> } {
+  let running: Promise<unknown> | undefined;
+  const timer = setInterval(() => {
+    if (running) return;
+    running = analyzeGrownTables(db)
+      .catch(onError)
+      .finally(() => {
+        running = undefined;
+      });
+  }, intervalMs);
+  timer.unref();
+  return {
+    async stop() {
+      clearInterval(timer);
+      await running;
+    },
+  };
+}

@@ -1,0 +1,39 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { tablesToAnalyze } from '../../../src/storage/embedded-analyze.ts';
+
+const t = (name: string, relpages: number, reltuples: number, pages: number) => ({
+  name,
+  relpages,
+  reltuples,
+  pages,
+});
+
+test('never-analyzed tables with rows are analyzed; empty ones are not', () => {
+  assert.deepEqual(tablesToAnalyze([t('a', 0, -1, 3), t('b', 0, -1, 0)]), ['a']);
+});
+
+test('a table is analyzed again once it has doubled and grown by at least four pages', () => {
+  assert.deepEqual(tablesToAnalyze([t('a', 10, 500, 23)]), []);
+  assert.deepEqual(tablesToAnalyze([t('a', 10, 500, 24)]), ['a']);
+  assert.deepEqual(tablesToAnalyze([t('tiny', 1, 5, 5)]), []);
+  assert.deepEqual(tablesToAnalyze([t('tiny', 1, 5, 6)]), ['tiny']);
+  assert.deepEqual(tablesToAnalyze([t('big', 1000, 5e4, 2003)]), []);
+  assert.deepEqual(tablesToAnalyze([t('big', 1000, 5e4, 2004)]), ['big']);
+  // Shrinking or standing still needs nothing.
+  assert.deepEqual(tablesToAnalyze([t('a', 100, 5e3, 80), t('b', 100, 5e3, 100)]), []);
+});
+
+test('one large table per round, the most grown first; small tables go along', () => {
+  const tables = [
+    t('large_slow', 1000, 5e4, 2500),
+    t('large_fast', 1000, 5e4, 4000),
+    t('large_new', 0, -1, 200),
+    t('small_new', 0, -1, 2),
+    t('small_grown', 5, 100, 20),
+    t('small_same', 5, 100, 5),
+  ];
+  assert.deepEqual(tablesToAnalyze(tables), ['large_new', 'small_new', 'small_grown']);
+  const next = tables.filter((x) => !x.name.endsWith('_new'));
+  assert.deepEqual(tablesToAnalyze(next), ['large_fast', 'small_grown']);
+});

@@ -27,7 +27,7 @@ import {
   postgresVersion,
   resetBenchDatabase,
 } from './postgres.ts';
-import { type Child, runNode, startNode, stop, waitHealthy, waitListening } from './processes.ts';
+import { type Child, runNode, startServerNode, stop, waitHealthy, waitListening } from './processes.ts';
 
 /**
  * The audit store at scale (issue #6): 10 million evaluations in `mica_scale`, generated on the
@@ -69,7 +69,7 @@ const cli = async (url: string, ...args: string[]) =>
 
 /** A real server (`src/main.ts`) on `url`; nothing scheduled during the measurement. */
 async function startServer(url: string): Promise<{ child: Child; origin: string }> {
-  const child = startNode('server', 'src/main.ts', {
+  const child = startServerNode('server', {
     PORT: '0',
     HOST: '127.0.0.1',
     DATABASE_URL: url,

@@ -12,6 +12,7 @@ import {
   ROOT,
   runNode,
   startNode,
+  startServerNode,
   stop,
   stopAll,
   waitHealthy,
@@ -151,9 +152,8 @@ export async function startRealServer(
   if (profileDir && !opts.profileDir) opts.log?.(`${target}: CPU profile in ${profileDir}`);
   const token = randomBytes(24).toString('base64url');
   const databaseUrl = target === 'postgres' ? await resetBenchDatabase(ADMIN_URL, EXTRA_DB) : undefined;
-  const child = startNode(
+  const child = startServerNode(
     `server (${target})`,
-    'src/main.ts',
     {
       PORT: '0',
       HOST: '127.0.0.1',

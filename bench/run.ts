@@ -32,7 +32,7 @@ import {
   memoryOf,
   ROOT,
   runNode,
-  startNode,
+  startServerNode,
   stop,
   waitHealthy,
   waitListening,
@@ -124,9 +124,8 @@ async function operatorCommands(dataDir: string) {
 /** The real server on a fresh embedded store (PGlite); the client is made through its operator API. */
 async function startEmbedded(profileDir?: string): Promise<Server> {
   const dataDir = tempDir('mica-bench-');
-  const child = startNode(
+  const child = startServerNode(
     'server (embedded)',
-    'src/main.ts',
     { ...realServerEnv(dataDir), DATABASE_URL: '', MICA_DEMO_SEED: 'false' },
     profileArgs(profileDir),
   );
@@ -172,9 +171,8 @@ async function startPostgres(profileDir?: string): Promise<Server> {
   const dataDir = tempDir('mica-bench-');
   const key = await createBenchClient({ DATABASE_URL: url, MICA_DATA_DIR: dataDir, LOG_LEVEL: 'warn' });
   log('postgres: client and key made with the CLI');
-  const child = startNode(
+  const child = startServerNode(
     'server (postgres)',
-    'src/main.ts',
     { ...realServerEnv(dataDir), MICA_DEMO_SEED: 'false', DATABASE_URL: url },
     profileArgs(profileDir),
   );

@@ -256,7 +256,11 @@ export function createAuditService(deps: { audit: AuditQueryRepo }) {
         const memo = new Map<string, string>();
         // The next page is read while this one is rendered: the database (the embedded engine's
         // own thread, or PostgreSQL) and this thread work at the same time; two pages at most are held.
-        let next: Promise<ExportEvaluation[]> | undefined = deps.audit.exportPage(filter, undefined, pageSize);
+        let next: Promise<ExportEvaluation[]> | undefined = deps.audit.exportPage(
+          filter,
+          undefined,
+          pageSize,
+        );
         while (next) {
           const page: ExportEvaluation[] = await next;
           const last = page.at(-1);

@@ -40,26 +40,36 @@ export interface CpuUse {
   loaderMsPerReq: number;
 }
 
-function procSeconds(pid: number | string): { comm: string; s: number } | undefined {
+function procSeconds(pid: number | string): { comm: string; s: number; children: number } | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const close = stat.lastIndexOf(')');
     const comm = stat.slice(stat.indexOf('(') + 1, close);
     const fields = stat.slice(close + 2).split(' ');
-    // Fields after the comm start at field 3 (state); utime and stime are fields 14 and 15.
-    return { comm, s: (Number(fields[11]) + Number(fields[12])) / TICKS_PER_S };
+    // Fields after the comm start at field 3 (state); utime and stime are fields 14 and 15, and
+    // cutime and cstime (of the children it has reaped) 16 and 17.
+    return {
+      comm,
+      s: (Number(fields[11]) + Number(fields[12])) / TICKS_PER_S,
+      children: (Number(fields[13]) + Number(fields[14])) / TICKS_PER_S,
+    };
   } catch {
     return undefined;
   }
 }
 
-/** CPU seconds of every process named `postgres` (every backend of the local server, whoever uses it). */
+/**
+ * CPU seconds of every process named `postgres` (every backend of the local server, whoever uses it),
+ * with those of the backends that have exited: the postmaster has reaped them, so their time is in
+ * its children's time. Without it a backend that ends during a measurement (a pool closing an idle
+ * connection) took its time out of the sum, which could even go negative.
+ */
 function postgresSeconds(): number {
   let total = 0;
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     const p = procSeconds(entry);
-    if (p?.comm === 'postgres') total += p.s;
+    if (p?.comm === 'postgres') total += p.s + p.children;
   }
   return total;
 }

@@ -18,15 +18,60 @@ function serialiseError(e) {
 
 const { serialize } = protocol;
 
-function concat(parts) {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+/**
+ * Bind (unnamed portal, text parameters and results), Execute and Sync of a named statement, written
+ * into one buffer kept from call to call. The protocol library allocated a new, doubling buffer per
+ * message: with batches of tens of kilobytes that was some 100 MB/s of external memory at full
+ * load, and V8 answered with two full collections a second on this thread (7 ms pauses each).
+ */
+const encoder = new TextEncoder();
+let out = new Uint8Array(64 * 1024);
+function bindExecuteSync(name, values) {
+  const texts = values.map((v) => (v === null ? null : String(v)));
+  // At most 3 bytes of UTF-8 per UTF-16 unit; the buffer grows (and stays grown) when needed.
+  let need = 64 + name.length * 3;
+  for (const t of texts) need += 4 + (t === null ? 0 : t.length * 3);
+  if (out.length < need) out = new Uint8Array(Math.max(need, out.length * 2));
+  const view = new DataView(out.buffer);
   let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
+  const cstring = (str) => {
+    at += encoder.encodeInto(str, out.subarray(at)).written;
+    out[at++] = 0;
+  };
+  out[at++] = 0x42; // 'B'
+  const bindLength = at;
+  at += 4;
+  cstring(''); // portal
+  cstring(name);
+  view.setInt16(at, 0); // parameter formats: all text
+  view.setInt16(at + 2, texts.length);
+  at += 4;
+  for (const t of texts) {
+    if (t === null) {
+      view.setInt32(at, -1);
+      at += 4;
+      continue;
+    }
+    const lengthAt = at;
+    at += 4;
+    at += encoder.encodeInto(t, out.subarray(at)).written;
+    view.setInt32(lengthAt, at - lengthAt - 4);
   }
-  return out;
+  view.setInt16(at, 0); // result formats: all text
+  at += 2;
+  view.setInt32(bindLength, at - bindLength);
+  out[at++] = 0x45; // 'E'
+  view.setInt32(at, 9);
+  at += 4;
+  out[at++] = 0; // portal
+  view.setInt32(at, 0); // all rows
+  at += 4;
+  out[at++] = 0x53; // 'S'
+  view.setInt32(at, 4);
+  at += 4;
+  return out.subarray(0, at);
 }
+
 const NO_SYNC = { syncToFs: false };
 /** Named statements of this session: name → parameter types and row description. */
 const statements = new Map();
@@ -66,11 +111,7 @@ async function runPrepared(name, text, params) {
       });
       // Bind, Execute and Sync in one call into the engine: each call has a fixed cost. After an
       // error the engine skips to the Sync, so the session is ready again when this throws.
-      const run = concat([
-        serialize.bind({ statement: name, values }),
-        serialize.execute({}),
-        serialize.sync(),
-      ]);
+      const run = bindExecuteSync(name, values);
       if (statement.rowDescription) messages.push(statement.rowDescription);
       owesSync = false;
       messages.push(...(await db.execProtocolStream(run, NO_SYNC)));

@@ -61,6 +61,28 @@ describe('prepared statements', () => {
     assert.deepEqual(res.rows, [{ n: 3, second: 'y', nothing: null }]);
   });
 
+  it('passes text of any script byte for byte, long or short', async () => {
+    const texts = [
+      'Zoë Ñúñez',
+      '日本語の名前',
+      'rocket 🚀 and 𝔘𝔫𝔦𝔠𝔬𝔡𝔢',
+      '',
+      'ä'.repeat(50_000),
+      '💶'.repeat(40_000),
+    ];
+    for (const text of texts) {
+      const res = await database.executePrepared<{ same: string; chars: number; bytes: number; doc: string }>(
+        compile(sql`SELECT ${text}::text AS same, char_length(${text}::text) AS chars,
+                           octet_length(${text}::text) AS bytes, (${JSON.stringify({ text })}::json)->>'text' AS doc`),
+      );
+      const row = res.rows[0]!;
+      assert.equal(row.same, text);
+      assert.equal(row.doc, text);
+      assert.equal(Number(row.chars), [...text].length);
+      assert.equal(Number(row.bytes), Buffer.byteLength(text));
+    }
+  });
+
   it('fails a run with its SQLSTATE and runs the same statement again afterwards', async () => {
     const divide = (by: number) =>
       database.executePrepared<{ q: number }>(compile(sql`SELECT (10 / ${by}::integer)::integer AS q`));

@@ -4,8 +4,8 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite, parse, protocol } from '@electric-sql/pglite';
 
 const db = await PGlite.create(workerData.dataDir ? { dataDir: workerData.dataDir } : {});
-// Prepared statements keep one generic plan, as on PostgreSQL (see db.ts): the hot statements take
-// whole batches as JSON parameters, whose values tell the planner nothing.
+// One generic plan per statement, as the service's PostgreSQL sessions use (see db.ts): the hot
+// statements take whole batches as JSON parameters, whose values tell the planner nothing.
 await db.exec('SET plan_cache_mode = force_generic_plan');
 // A new WAL segment (every 16 MiB of changes) was written full of zeros first: 40-50 ms with the
 // one session held, every second at full load. The engine runs without fsync, so preallocating
@@ -26,8 +26,7 @@ const { serialize } = protocol;
  */
 const encoder = new TextEncoder();
 let out = new Uint8Array(64 * 1024);
-function bindExecuteSync(name, values) {
-  const texts = values.map((v) => (v === null ? null : String(v)));
+function bindExecuteSync(name, texts) {
   // At most 3 bytes of UTF-8 per UTF-16 unit; the buffer grows (and stays grown) when needed.
   let need = 64 + name.length * 3;
   for (const t of texts) need += 4 + (t === null ? 0 : t.length * 3);
@@ -85,7 +84,7 @@ const statements = new Map();
 async function runPrepared(name, text, params) {
   return db.runExclusive(async () => {
     let statement = statements.get(name);
-    const messages = [];
+    let results = [];
     // Until the run (which carries its own Sync) is sent, an error leaves a Sync owed to the session.
     let owesSync = true;
     try {
@@ -104,20 +103,21 @@ async function runPrepared(name, text, params) {
         }
         statements.set(name, statement);
       }
-      const values = params.map((v, i) => {
+      // Parameters as text, as query() sends them.
+      const texts = params.map((v, i) => {
         if (v === null || v === undefined) return null;
         const serializer = db.serializers[statement.types[i]];
         return serializer ? serializer(v) : v.toString();
       });
       // Bind, Execute and Sync in one call into the engine: each call has a fixed cost. After an
       // error the engine skips to the Sync, so the session is ready again when this throws.
-      const run = bindExecuteSync(name, values);
-      if (statement.rowDescription) messages.push(statement.rowDescription);
       owesSync = false;
-      messages.push(...(await db.execProtocolStream(run, NO_SYNC)));
+      results = await db.execProtocolStream(bindExecuteSync(name, texts), NO_SYNC);
     } finally {
       if (owesSync) await db.execProtocolStream(serialize.sync(), NO_SYNC);
     }
+    // The rows are read with the statement's own description (no Describe of the portal per run).
+    const messages = statement.rowDescription ? [statement.rowDescription].concat(results) : results;
     await db.syncToFs();
     return parse.parseResults(messages, db.parsers)[0] ?? { rows: [], affectedRows: 0 };
   });

@@ -61,6 +61,14 @@ describe('prepared statements', () => {
     assert.deepEqual(res.rows, [{ n: 3, second: 'y', nothing: null }]);
   });
 
+  it('returns a large result whole', async () => {
+    const res = await database.executePrepared<{ g: number }>(
+      compile(sql`SELECT g FROM generate_series(1, ${150_000}::integer) g`),
+    );
+    assert.equal(res.rows.length, 150_000);
+    assert.equal(res.rows[149_999]!.g, 150_000);
+  });
+
   it('passes text of any script byte for byte, long or short', async () => {
     const texts = [
       'Zoë Ñúñez',

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type CpuUse, cpuSnapshot, cpuUse, loadAverage } from './cpu.ts';
+import { hostSpeedRow } from './host-speed.ts';
 import { type PacedOptions, type PacedResult, type Percentiles, runPaced } from './paced.ts';
 import { ADMIN_URL, postgresReachable, postgresVersion, queryRows, resetBenchDatabase } from './postgres.ts';
 import {
@@ -333,6 +334,7 @@ export function machineLines(loadStart: number, pg?: string): string[] {
     `| Machine | ${m.nproc} × ${m.cpu}, ${f(m.memGiB)} GiB, Node ${m.node}, kernel ${m.kernel}${pg ? `, PostgreSQL ${pg}` : ''} |`,
     `| Code | ${m.commit ? `commit ${m.commit} plus the working tree at run time` : 'working tree'} |`,
     `| Load average (1 min) | ${f(loadStart, 2)} at start, ${f(loadAverage(), 2)} at the end (2 cores: above ~2 means other work shared the machine) |`,
+    hostSpeedRow(),
   ];
 }
 

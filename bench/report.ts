@@ -3,6 +3,7 @@ import { availableParallelism, cpus, release, totalmem } from 'node:os';
 import { join } from 'node:path';
 import type { ClosedLoopResult } from './closed-loop.ts';
 import type { CpuUse } from './cpu.ts';
+import { hostSpeedRow } from './host-speed.ts';
 import type { PacedResult, Percentiles } from './paced.ts';
 import { CUSTOMER_POOL, transactionBody } from './payload.ts';
 import type { WaitProfile } from './postgres.ts';
@@ -208,6 +209,7 @@ export function writeResults(
   w(
     `| Load average (1 min) | ${results.map((r) => `${f(r.loadAvgBefore, 2)} before ${r.name}`).join(', ')}, ${f(m.loadAvgEnd, 2)} at the end |`,
   );
+  w(hostSpeedRow());
   w();
   w(
     `The load generator (one Node process running autocannon, then the paced client), the server under test` +

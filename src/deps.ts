@@ -52,7 +52,12 @@ export async function createDeps(
 ) {
   const database =
     opts.database ??
-    (await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.MICA_DATA_DIR }));
+    (await openDatabase({
+      databaseUrl: config.DATABASE_URL,
+      dataDir: config.MICA_DATA_DIR,
+      onAnalyzeError: (err) =>
+        opts.logger?.warn({ err }, 'analysis of grown tables failed; it is retried in the next round'),
+    }));
   const { db } = database;
   const migrate = () => migrateSchema(database, config.DATABASE_MIGRATION_URL, opts.logger);
   if (!opts.skipMigrations) await migrate();

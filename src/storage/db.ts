@@ -60,6 +60,8 @@ export async function openDatabase(opts: {
   poolSize?: number;
   /** Embedded store: how often grown tables are analyzed (see embedded-analyze.ts). */
   analyzeIntervalMs?: number;
+  /** Embedded store: told of an analysis round that failed (it is retried at the next round). */
+  onAnalyzeError?: (err: unknown) => void;
   /** PostgreSQL: how long a session keeps the plans of its prepared statements (see executePrepared). */
   planLifetimeMs?: number;
 }): Promise<DatabaseHandle> {
@@ -128,7 +130,7 @@ export async function openDatabase(opts: {
   const db = new Kysely<Database>({ dialect: embeddedDialect(client) });
   const nameOf = statementNames();
   // Statistics, as autovacuum would keep them (the embedded engine has none).
-  const analyze = startEmbeddedAnalyze(db, opts.analyzeIntervalMs ?? 5000);
+  const analyze = startEmbeddedAnalyze(db, opts.analyzeIntervalMs ?? 5000, opts.onAnalyzeError);
   // Kysely tears down only a driver it has used, so the engine's thread is stopped here as well.
   return {
     db,

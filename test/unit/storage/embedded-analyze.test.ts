@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { tablesToAnalyze } from '../../../src/storage/embedded-analyze.ts';
+import type { Db } from '../../../src/storage/db.ts';
+import { startEmbeddedAnalyze, tablesToAnalyze } from '../../../src/storage/embedded-analyze.ts';
 
 const t = (name: string, relpages: number, reltuples: number, pages: number) => ({
   name,
@@ -36,4 +37,21 @@ test('one large table per round, the most grown first; small tables go along', (
   assert.deepEqual(tablesToAnalyze(tables), ['large_new', 'small_new', 'small_grown']);
   const next = tables.filter((x) => !x.name.endsWith('_new'));
   assert.deepEqual(tablesToAnalyze(next), ['large_fast', 'small_grown']);
+});
+
+test('a failed round is reported, and the next round runs again', { timeout: 5000 }, async () => {
+  let rounds = 0;
+  // A store that refuses every statement: each round fails when it reads the table sizes.
+  const refusing = {
+    getExecutor() {
+      rounds++;
+      throw new Error('store refused');
+    },
+  } as unknown as Db;
+  const errors: unknown[] = [];
+  const analyze = startEmbeddedAnalyze(refusing, 5, (err) => errors.push(err));
+  while (errors.length < 2) await new Promise((r) => setTimeout(r, 5));
+  await analyze.stop();
+  assert.ok(rounds >= 2);
+  assert.match(String(errors[0]), /store refused/);
 });

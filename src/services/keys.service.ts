@@ -1,4 +1,5 @@
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { sha256Hex } from '../domain/sha256.ts';
 import { AppError } from '../errors.ts';
 import type { ClientsRepo } from '../storage/clients.repo.ts';
 import type { KeyRow, KeysRepo } from '../storage/keys.repo.ts';
@@ -26,7 +27,7 @@ export function systemPrincipal(clientId: string, environment: Environment, job:
 
 /** SHA-256 hex digest: the only form in which a key is stored. */
 export function hashKey(key: string): string {
-  return createHash('sha256').update(key, 'utf8').digest('hex');
+  return sha256Hex(key);
 }
 
 function newKeyMaterial(environment: Environment): { keyId: string; key: string } {

@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
 import type { Cache } from '../cache/cache.port.ts';
 import { tolerantCache } from '../cache/tolerant-cache.ts';
 import type { RuleResult } from '../domain/rules/types.ts';
+import { sha256Hex } from '../domain/sha256.ts';
 import {
   assessCompleteness,
   type CaspDirectory,
@@ -121,7 +121,7 @@ export function createTravelRuleService(deps: {
       const directory = await deps.directory();
 
       const key = travelCacheKey(principal.clientId, transfer.transfer_id);
-      const fingerprint = `${createHash('sha256').update(canonicalJson(body)).digest('hex')}.${directory.version}`;
+      const fingerprint = `${sha256Hex(canonicalJson(body))}.${directory.version}`;
       const cached = await cacheGet(key);
       if (cached?.startsWith(`${fingerprint}\n`)) {
         deps.stats.record(principal.clientId, 'travel_rule', true);

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256 } from '../sha256.ts';
 
 /**
  * The per-client hash chain of the audit store, with RFC 6962's domain separation: a leaf is
@@ -61,37 +61,34 @@ export function canonicalHeader(f: ChainedFields): string {
   ]);
 }
 
-function lengthPrefix(text: string): Buffer {
-  const b = Buffer.allocUnsafe(4);
-  b.writeUInt32BE(Buffer.byteLength(text, 'utf8'));
-  return b;
-}
-
-const LEAF = Buffer.from([0]);
-
 /**
  * SHA-256(0x00 ‖ header ‖ len(request) ‖ request ‖ len(response) ‖ response), lengths as 32-bit
  * big-endian byte counts of the UTF-8 texts. The header is a JSON array, so it ends unambiguously;
- * the length prefixes make the two texts unambiguous too.
+ * the length prefixes make the two texts unambiguous too. The leaf is laid out in one buffer and
+ * hashed in one call (see sha256.ts).
  */
 export function leafHash(f: ChainedFields): Buffer {
-  return createHash('sha256')
-    .update(LEAF)
-    .update(canonicalHeader(f), 'utf8')
-    .update(lengthPrefix(f.request))
-    .update(f.request, 'utf8')
-    .update(lengthPrefix(f.response))
-    .update(f.response, 'utf8')
-    .digest();
+  const header = canonicalHeader(f);
+  const headerBytes = Buffer.byteLength(header, 'utf8');
+  const requestBytes = Buffer.byteLength(f.request, 'utf8');
+  const responseBytes = Buffer.byteLength(f.response, 'utf8');
+  const leaf = Buffer.allocUnsafe(1 + headerBytes + 4 + requestBytes + 4 + responseBytes);
+  let at = leaf.writeUInt8(0, 0);
+  at += leaf.write(header, at, 'utf8');
+  at = leaf.writeUInt32BE(requestBytes, at);
+  at += leaf.write(f.request, at, 'utf8');
+  at = leaf.writeUInt32BE(responseBytes, at);
+  leaf.write(f.response, at, 'utf8');
+  return sha256(leaf);
 }
 
 /** SHA-256(0x01 ‖ previous ‖ leaf). */
 export function linkHash(previous: Uint8Array, leaf: Uint8Array): Buffer {
-  return createHash('sha256')
-    .update(Buffer.from([1]))
-    .update(previous)
-    .update(leaf)
-    .digest();
+  const link = Buffer.allocUnsafe(1 + previous.length + leaf.length);
+  link[0] = 1;
+  link.set(previous, 1);
+  link.set(leaf, 1 + previous.length);
+  return sha256(link);
 }
 
 export interface ChainBreak {

@@ -35,14 +35,15 @@ const row = (over: Partial<ChainedFields> = {}): ChainedFields => ({
   ...over,
 });
 
-test('the leaf is SHA-256 over 0x00, the header and the two length-prefixed texts (format pinned)', () => {
-  const r = row();
-  const u32 = (s: string) => {
-    const b = Buffer.alloc(4);
-    b.writeUInt32BE(Buffer.from(s, 'utf8').length);
-    return b;
-  };
-  const expected = createHash('sha256')
+const u32 = (s: string) => {
+  const b = Buffer.alloc(4);
+  b.writeUInt32BE(Buffer.from(s, 'utf8').length);
+  return b;
+};
+
+/** The leaf computed independently, part by part. */
+const expectedLeaf = (r: ChainedFields) =>
+  createHash('sha256')
     .update(
       Buffer.concat([
         Buffer.from([0]),
@@ -54,10 +55,43 @@ test('the leaf is SHA-256 over 0x00, the header and the two length-prefixed text
       ]),
     )
     .digest();
-  assert.deepEqual(leafHash(r), expected);
+
+test('the leaf is SHA-256 over 0x00, the header and the two length-prefixed texts (format pinned)', () => {
+  const r = row();
+  assert.deepEqual(leafHash(r), expectedLeaf(r));
+  // Pinned: the leaf and link of this row as stored by every release so far.
+  assert.equal(
+    leafHash(r).toString('hex'),
+    '9f70dfaae193a82d3fd90456d2d9062dea3d288f48ea0bb908ad705c8211bfda',
+  );
+  assert.equal(
+    linkHash(GENESIS, leafHash(r)).toString('hex'),
+    '6959aed6d0e5e3f637ac48e700812c50df12037883a1868edf14994a7a5485a1',
+  );
   assert.ok(canonicalHeader(r).startsWith('["mica-audit-v2","acme",1,'));
   // Multi-byte characters are counted in bytes, not UTF-16 units.
   assert.equal(u32(r.request).readUInt32BE(), Buffer.byteLength(r.request));
+});
+
+test('property: the leaf and link match an independent computation for any text, in any script', () => {
+  fc.assert(
+    fc.property(
+      fc.string({ unit: 'grapheme', maxLength: 300 }),
+      fc.string({ unit: 'grapheme', maxLength: 300 }),
+      fc.string({ unit: 'grapheme', maxLength: 40 }),
+      fc.uint8Array({ minLength: 32, maxLength: 32 }),
+      (request, response, customer, previous) => {
+        const r = row({ request, response, customer_id: customer });
+        assert.deepEqual(leafHash(r), expectedLeaf(r));
+        const link = createHash('sha256')
+          .update(Buffer.from([1]))
+          .update(previous)
+          .update(leafHash(r))
+          .digest();
+        assert.deepEqual(linkHash(previous, leafHash(r)), link);
+      },
+    ),
+  );
 });
 
 test('moving bytes between request and response changes the leaf', () => {

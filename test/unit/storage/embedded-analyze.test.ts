@@ -1,7 +1,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Db } from '../../../src/storage/db.ts';
-import { startEmbeddedAnalyze, tablesToAnalyze } from '../../../src/storage/embedded-analyze.ts';
+import {
+  startEmbeddedAnalyze,
+  statisticsTargetFor,
+  tablesToAnalyze,
+} from '../../../src/storage/embedded-analyze.ts';
 
 const t = (name: string, relpages: number, reltuples: number, pages: number) => ({
   name,
@@ -54,4 +58,11 @@ test('a failed round is reported, and the next round runs again', { timeout: 500
   await analyze.stop();
   assert.ok(rounds >= 2);
   assert.match(String(errors[0]), /store refused/);
+});
+
+test('large tables are analyzed from a smaller sample, which holds the session a third as long', () => {
+  assert.equal(statisticsTargetFor(0), 10);
+  assert.equal(statisticsTargetFor(255), 10);
+  assert.equal(statisticsTargetFor(256), 3);
+  assert.equal(statisticsTargetFor(1_000_000), 3);
 });

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../domain/sha256.ts';
 import {
   type CaspDirectory,
   CaspDirectoryError,
@@ -101,7 +101,7 @@ export function createCaspDirectoryService(deps: {
         if (!(e instanceof CaspDirectoryError)) throw e;
         throw new AppError('INVALID_REQUEST', e.message, { errors: e.problems, lines: e.lines });
       }
-      const sha256 = createHash('sha256').update(csv).digest('hex');
+      const sha256 = sha256Hex(csv);
       const source = opts.source ?? 'stdin';
       const row = await deps.repo.replace(records, { source, sha256, actor: opts.actor }, (trx) =>
         deps.audit.record(

@@ -1,7 +1,8 @@
-import { createCipheriv, createDecipheriv, createHash, createHmac, hkdfSync, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sql } from 'kysely';
+import { sha256Hex } from '../domain/sha256.ts';
 import type { Db } from '../storage/db.ts';
 
 // Webhook secrets must be usable for HMAC, so they cannot be hashed like API keys: they are sealed
@@ -41,7 +42,7 @@ export function createSecretBox(master: Buffer): SecretBox {
   const derive = (info: string) => Buffer.from(hkdfSync('sha256', master, '', `mica:${info}`, 32));
   const sealKey = derive('webhook-secret-seal');
   const fingerprintKey = derive('webhook-secret-fingerprint');
-  const keyId = createHash('sha256').update(master).digest('hex').slice(0, 8);
+  const keyId = sha256Hex(master).slice(0, 8);
   return {
     keyId,
     seal(plain, context) {

@@ -1,8 +1,8 @@
-import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { type CompiledQuery, Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
+import { sha256Hex } from '../domain/sha256.ts';
 import { startEmbeddedAnalyze } from './embedded-analyze.ts';
 import { asPrepared, embeddedDialect, PGliteWorkerClient } from './pglite-driver.ts';
 import type { Database } from './schema.ts';
@@ -47,7 +47,7 @@ function statementNames(): (text: string) => string {
 
 /** The name under which executePrepared prepares a statement text. */
 export function statementName(text: string): string {
-  return `mica_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`;
+  return `mica_${sha256Hex(text).slice(0, 24)}`;
 }
 
 /** How long a session keeps the plans of its prepared statements (PostgreSQL; see executePrepared). */

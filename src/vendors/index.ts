@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
 import { Agent } from 'undici';
 import type { Config } from '../config.ts';
 import type { Chain, RiskPart, VendorName } from '../domain/screening/index.ts';
+import { sha256Hex } from '../domain/sha256.ts';
 import { BreakerOpenError, type BreakerState, createBreakers, createMemoryBreakerStore } from './breaker.ts';
 import { createRedisBreakerStore } from './breaker-redis.ts';
 import { VendorCallError } from './http.ts';
@@ -72,10 +72,7 @@ export function createVendors(
   const store = shared ? createRedisBreakerStore(config.REDIS_URL!) : createMemoryBreakerStore();
   // One breaker guards one endpoint: instances calling the same URL share it, other URLs do not.
   const keyOf = (name: VendorName) =>
-    `mica:breaker:${name}:${createHash('sha256')
-      .update(configured[name][0] ?? '')
-      .digest('hex')
-      .slice(0, 16)}`;
+    `mica:breaker:${name}:${sha256Hex(configured[name][0] ?? '').slice(0, 16)}`;
   const breakers = createBreakers({
     names: VENDOR_NAMES,
     keyOf,

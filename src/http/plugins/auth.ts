@@ -1,5 +1,6 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { sha256 } from '../../domain/sha256.ts';
 import { AppError } from '../../errors.ts';
 import type { Environment, KeysService, Principal } from '../../services/keys.service.ts';
 
@@ -54,7 +55,5 @@ export function registerAuth(
 }
 
 function timingSafeEqualStr(a: string, b: string): boolean {
-  const ha = createHash('sha256').update(a).digest();
-  const hb = createHash('sha256').update(b).digest();
-  return timingSafeEqual(ha, hb);
+  return timingSafeEqual(sha256(a), sha256(b));
 }

@@ -4,7 +4,7 @@ import type { Db } from './db.ts';
 /**
  * A table is analyzed again once it has doubled since its last analysis… Plans change with the
  * order of magnitude of a table, not with a fifth more rows, and each analysis holds the session for
- * tens of milliseconds and makes the statements on the table plan again: a table that grows from
+ * milliseconds to a few tens of them and makes the statements on the table plan again: a table that grows from
  * empty to a million rows is analyzed some 20 times in all.
  */
 const GROWTH = 1;
@@ -58,14 +58,15 @@ export async function analyzeGrownTables(db: Db): Promise<string[]> {
            pg_relation_size(c.oid) / current_setting('block_size')::integer AS pages
       FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
      WHERE c.relkind = 'r' AND n.nspname = current_schema()`.execute(db);
-  const tables = tablesToAnalyze(rows.map((r) => ({ ...r, pages: Number(r.pages) })));
+  const sized = rows.map((r) => ({ ...r, pages: Number(r.pages) }));
+  const pagesOf = new Map(sized.map((t) => [t.name, t.pages]));
+  const tables = tablesToAnalyze(sized);
   // One table per transaction: the session is lent to the statements waiting for it between two
   // tables, instead of being held for the whole round (a first round of some twenty small tables
   // in one ANALYZE held it for 70 ms).
-  const pagesOf = new Map(rows.map((r) => [r.name, Number(r.pages)]));
   for (const table of tables)
     await db.transaction().execute(async (trx) => {
-      const target = statisticsTargetFor(pagesOf.get(table) ?? 0);
+      const target = statisticsTargetFor(pagesOf.get(table)!);
       await sql`SET LOCAL default_statistics_target = ${sql.lit(target)}`.execute(trx);
       // The name comes from the catalogue as regclass text: already quoted where it needs to be.
       await sql`ANALYZE ${sql.raw(table)}`.execute(trx);

@@ -139,7 +139,7 @@ export interface RealServer {
 }
 
 /**
- * The real server (`node --max-semi-space-size=64 --import tsx src/main.ts`, as `npm start` runs it) on a fresh embedded store or on a freshly reset
+ * The real server (`src/main.ts` with the flags of `npm start`) on a fresh embedded store or on a freshly reset
  * `mica_bench_extra` database, with the client `bench` (limits far above the load, two compliance
  * officers) and a standard key made through the operator API.
  */

@@ -19,10 +19,17 @@ export interface Child {
 const running = new Set<Child>();
 
 /**
- * Node's flags for the service, as `npm start` runs it (package.json): a young generation of 64 MiB
- * semi-spaces instead of 16 halves minor GCs, which ran every few dozen milliseconds at full load.
+ * Node's flags for the service, read from `npm start` (package.json: `node <flags> --import tsx
+ * src/main.ts`), so the benches run the server exactly as it is started (64 MiB semi-spaces: a
+ * third as many minor GCs at full load).
  */
-export const SERVER_NODE_FLAGS = ['--max-semi-space-size=64'];
+export const SERVER_NODE_FLAGS: string[] = (() => {
+  const start: string = JSON.parse(readFileSync(resolve(ROOT, 'package.json'), 'utf8')).scripts.start;
+  const words = start.trim().split(/\s+/);
+  const end = words.indexOf('--import');
+  if (words[0] !== 'node' || end < 0) throw new Error(`npm start is not "node <flags> --import …": ${start}`);
+  return words.slice(1, end);
+})();
 
 /** Starts the service (`src/main.ts`) with its flags, plus `nodeArgs` (e.g. a profiler's). */
 export function startServerNode(name: string, env: Record<string, string>, nodeArgs: string[] = []): Child {

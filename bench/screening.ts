@@ -26,7 +26,7 @@ import {
   writeBenchSection,
 } from './harness.ts';
 import type { PacedRequest, PacedResult } from './paced.ts';
-import { runNode, startNode, waitForOutput } from './processes.ts';
+import { runNode, SERVER_NODE_FLAGS, startNode, waitForOutput } from './processes.ts';
 
 /**
  * Wallet screening (issue #3): OFAC SDN import time, uncached and cached screening on the held
@@ -259,7 +259,7 @@ function report(results: TargetResult[], mem: CacheMemory, loadStart: number, pg
   const pacedM = `paced open loop, ${int(settings.rate)} req/s evenly spaced, ${settings.durationS} s after 2 s warm-up (bench/paced.ts, exact percentiles, dispatch → last byte)`;
   w(...sectionOpening('Wallet screening (issue #3)', 'bench:screening', loadStart, pg));
   w(
-    `- **Server**: the real server process (\`node --max-semi-space-size=64 --import tsx src/main.ts\`, as \`npm start\`) on a fresh embedded store and on a freshly reset PostgreSQL database \`mica_bench_extra\`; client \`bench\` with limits far above the load (the limiter stays on the path), API key auth, every uncached answer audited (trigger_type \`wallet_screen\`) before it is sent.`,
+    `- **Server**: the real server process (\`node ${SERVER_NODE_FLAGS.join(' ')} --import tsx src/main.ts\`, as \`npm start\`) on a fresh embedded store and on a freshly reset PostgreSQL database \`mica_bench_extra\`; client \`bench\` with limits far above the load (the limiter stays on the path), API key auth, every uncached answer audited (trigger_type \`wallet_screen\`) before it is sent.`,
   );
   w(
     `- **Import**: \`lists import ofac\` through the server's operator API (what the CLI does while a server runs) with the complete 2021 SDN snapshot (${SDN_2021_DIR}: sdn.csv, add.csv, alt.csv, sdn_comments.csv, 3.5 MB): wall time of the call — parse, atomic replace in the store, audit, index rebuild. Twice: into an empty store, then replacing the held list.`,

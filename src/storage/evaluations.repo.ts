@@ -233,7 +233,9 @@ export function createEvaluationsRepo(
 ) {
   const { db } = database;
   const knownHeads: Heads = new Map();
-  const lanes = new Map<string, Promise<void>>();
+  // A client's entry is overwritten when its lane empties, never deleted: a long-lived Map with an
+  // entry added and deleted per batch keeps every batch alive across minor GCs (see in-flight.ts).
+  const lanes = new Map<string, Promise<void> | undefined>();
 
   async function headsFor(clients: string[]): Promise<Heads> {
     const missing = clients.filter((c) => !knownHeads.has(c));
@@ -277,7 +279,7 @@ export function createEvaluationsRepo(
       await fn();
     } finally {
       release();
-      for (const c of clients) if (lanes.get(c) === mine) lanes.delete(c);
+      for (const c of clients) if (lanes.get(c) === mine) lanes.set(c, undefined);
     }
   }
 

@@ -10,6 +10,7 @@ import {
   PostgresQueryCompiler,
   type QueryResult,
 } from 'kysely';
+import { InFlight } from './in-flight.ts';
 
 /** An error raised by the embedded database, with PostgreSQL's SQLSTATE code kept. */
 export class EmbeddedDbError extends Error {
@@ -28,11 +29,11 @@ export class EmbeddedDbError extends Error {
  */
 export class PGliteWorkerClient {
   #worker: Worker;
-  #next = 1;
-  #pending = new Map<
-    number,
-    { resolve: (r: { rows: unknown[]; affectedRows: number }) => void; reject: (e: Error) => void }
-  >();
+  /** Queries sent and not yet answered, under the id their answer comes back with. */
+  #pending = new InFlight<{
+    resolve: (r: { rows: unknown[]; affectedRows: number }) => void;
+    reject: (e: Error) => void;
+  }>();
   #ready: Promise<void>;
   #failed: Error | undefined;
 
@@ -52,9 +53,8 @@ export class PGliteWorkerClient {
         error?: { message: string; code?: string; detail?: string };
       }) => {
         if (msg.id === undefined) return;
-        const p = this.#pending.get(msg.id);
+        const p = this.#pending.take(msg.id);
         if (!p) return;
-        this.#pending.delete(msg.id);
         if (msg.ok) p.resolve({ rows: msg.rows ?? [], affectedRows: msg.affectedRows ?? 0 });
         else
           p.reject(
@@ -68,8 +68,7 @@ export class PGliteWorkerClient {
 
   #failAll(e: Error): void {
     this.#failed = e;
-    for (const p of this.#pending.values()) p.reject(e);
-    this.#pending.clear();
+    for (const p of this.#pending.takeAll()) p.reject(e);
   }
 
   ready(): Promise<void> {
@@ -83,9 +82,8 @@ export class PGliteWorkerClient {
     name?: string,
   ): Promise<{ rows: unknown[]; affectedRows: number }> {
     if (this.#failed) return Promise.reject(this.#failed);
-    const id = this.#next++;
     return new Promise((resolve, reject) => {
-      this.#pending.set(id, { resolve, reject });
+      const id = this.#pending.add({ resolve, reject });
       this.#worker.postMessage(
         name === undefined ? { type: 'query', id, sql, params } : { type: 'prepared', id, name, sql, params },
       );
@@ -96,9 +94,8 @@ export class PGliteWorkerClient {
   async close(): Promise<void> {
     if (this.#failed) return;
     this.#failed = new Error('embedded database stopped');
-    const id = this.#next++;
     await new Promise<void>((resolve) => {
-      this.#pending.set(id, { resolve: () => resolve(), reject: () => resolve() });
+      const id = this.#pending.add({ resolve: () => resolve(), reject: () => resolve() });
       this.#worker.postMessage({ type: 'close', id });
       setTimeout(resolve, 5000).unref();
     });

@@ -31,8 +31,22 @@ export async function callVendor(opts: {
   timeoutMs: number;
   notFoundIsNoData?: boolean;
 }): Promise<unknown> {
+  // A timer and a controller, not AbortSignal.timeout(): Node keeps every timeout signal that has
+  // an abort listener in one long-lived Set and deletes it again when the call is over, and a
+  // long-lived Set with an entry added and deleted per call keeps every call's objects alive
+  // across minor GCs (see storage/in-flight.ts).
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), opts.timeoutMs);
+  try {
+    return await callWithin(opts, controller.signal);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The call itself, aborted through `signal`. */
+async function callWithin(opts: Parameters<typeof callVendor>[0], signal: AbortSignal): Promise<unknown> {
   const { vendor } = opts;
-  const signal = AbortSignal.timeout(opts.timeoutMs);
   const fail = (message: string) => new VendorCallError(vendor, message, 'failure');
   const describe = (err: unknown) =>
     signal.aborted

@@ -20,8 +20,7 @@ const running = new Set<Child>();
 
 /**
  * Node's flags for the service, read from `npm start` (package.json: `node <flags> --import tsx
- * src/main.ts`), so the benches run the server exactly as it is started (64 MiB semi-spaces: a
- * third as many minor GCs at full load).
+ * src/main.ts`), so the benches run the server exactly as it is started (its semi-space size).
  */
 export const SERVER_NODE_FLAGS: string[] = (() => {
   const start: string = JSON.parse(readFileSync(resolve(ROOT, 'package.json'), 'utf8')).scripts.start;

@@ -294,14 +294,14 @@ export function writeResults(
     w(
       `| throughput ≥ 50 % of baseline (${closedM}), every audit row committed | ${r.name} |` +
         ` ${f(ratio * 100)} % (${f(r.closed.reqPerSec, 0)} vs ${f(baseRps, 0)} req/s); audit rows` +
-        ` ${auditOk ? 'complete' : 'INCOMPLETE'} | ${ratio >= GOAL_RATIO && auditOk ? 'PASS' : 'MISS'} |`,
+        ` ${auditOk ? 'complete' : 'INCOMPLETE'} | ${ratio >= GOAL_RATIO && auditOk ? 'MET' : 'MISS'} |`,
     );
     const p = r.paced;
     const p99Ok = p.latency.p99 <= GOAL_P99_MS && p.overloadedAtS === undefined;
     const over = p.overloadedAtS !== undefined ? `; overloaded after ${f(p.overloadedAtS, 1)} s` : '';
     w(
       `| p99 ≤ ${GOAL_P99_MS} ms at 1,000 req/s (${pacedM}) | ${r.name} | p99 ${f(p.latency.p99, 2)} ms` +
-        ` (from schedule ${f(p.fromSchedule.p99, 2)} ms)${over} | ${p99Ok ? 'PASS' : 'MISS'}${s.rate !== 1000 ? ' (rate ≠ 1,000)' : ''} |`,
+        ` (from schedule ${f(p.fromSchedule.p99, 2)} ms)${over} | ${p99Ok ? 'MET' : 'MISS'}${s.rate !== 1000 ? ' (rate ≠ 1,000)' : ''} |`,
     );
   }
   w();

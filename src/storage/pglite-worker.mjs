@@ -133,9 +133,7 @@ let turn = Promise.resolve();
 parentPort.on('message', (msg) => {
   // handle() answers every failure itself; the catch only keeps one unexpected throw from
   // stopping every later message.
-  turn = turn
-    .then(() => handle(msg))
-    .catch((e) => console.error('embedded database thread:', e));
+  turn = turn.then(() => handle(msg)).catch((e) => console.error('embedded database thread:', e));
 });
 
 async function handle(msg) {

@@ -1,3 +1,4 @@
+import { writeFileSync } from 'node:fs';
 import { type FakeVendor, startFakeVendor } from '../test/helpers/fake-vendors.ts';
 
 /**
@@ -6,18 +7,29 @@ import { type FakeVendor, startFakeVendor } from '../test/helpers/fake-vendors.t
  * 50), in their own process so that the load generator's event loop does not delay them.
  * Prints `VENDORS {"vendor_a": url, …}` once listening. SIGUSR2 clears the recorded service times;
  * SIGTERM prints `VENDOR_STATS {…}` (each vendor's own time per call, arrival → answer written,
- * exact percentiles) and exits.
+ * exact percentiles) and exits. With BENCH_VENDOR_OWN_FILE set, it first writes there, per address
+ * screened, the calls it got and the longest own time among them: a screening waits for the
+ * slowest of its parallel vendor calls, so that is the vendors' own share of its latency.
  */
 const delayMs = Number(process.env.BENCH_VENDOR_DELAY_MS ?? 50);
 const names = ['vendor_a', 'vendor_b', 'vendor_c'] as const;
 const vendors: FakeVendor[] = await Promise.all(names.map((n) => startFakeVendor(n)));
 const served: Record<string, number[]> = {};
+/** Per address: calls answered and the longest own time among them. */
+const byAddress = new Map<string, { calls: number; maxMs: number }>();
 vendors.forEach((v, i) => {
   const name = names[i]!;
   served[name] = [];
   v.delayMs = delayMs;
   v.record = false;
-  v.onServed = (ms) => served[name]!.push(ms);
+  v.onServed = (ms, address) => {
+    served[name]!.push(ms);
+    const a = byAddress.get(address);
+    if (a) {
+      a.calls++;
+      a.maxMs = Math.max(a.maxMs, ms);
+    } else byAddress.set(address, { calls: 1, maxMs: ms });
+  };
 });
 process.stdout.write(
   `VENDORS ${JSON.stringify(Object.fromEntries(names.map((n, i) => [n, vendors[i]!.url])))}\n`,
@@ -29,8 +41,11 @@ const pct = (xs: number[], q: number) => {
 };
 process.on('SIGUSR2', () => {
   for (const n of names) served[n]!.length = 0;
+  byAddress.clear();
 });
 process.on('SIGTERM', () => {
+  const ownFile = process.env.BENCH_VENDOR_OWN_FILE;
+  if (ownFile) writeFileSync(ownFile, JSON.stringify(Object.fromEntries(byAddress)));
   const stats = Object.fromEntries(
     names.map((n) => {
       const xs = served[n]!;

@@ -75,6 +75,8 @@ export interface PacedOptions {
   request?: () => PacedRequest;
   /** What to collect from a 2xx answer when `collectIds` is set (default: its evaluation_id). */
   idOf?: (text: string, tag: string | undefined) => string | undefined;
+  /** Told of every answer: the request's tag, its latency (dispatch → last byte, ms) and status. */
+  onAnswer?: (tag: string | undefined, latencyMs: number, status: number) => void;
 }
 
 /** One request of a paced run, built by `PacedOptions.request`. */
@@ -169,6 +171,7 @@ export async function runPaced(opts: PacedOptions): Promise<PacedResult> {
           const text = await res.body.text();
           const end = process.hrtime.bigint();
           latency[recorded] = Number(end - sentAt) / 1e6;
+          opts.onAnswer?.(built.tag, latency[recorded]!, res.statusCode);
           fromSchedule[recorded] = (Number(end - start) - dueNs) / 1e6;
           recorded++;
           if (res.statusCode >= 200 && res.statusCode < 300) {

@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { freshWallet, listedWallets, SDN_2021_DIR, sdnFiles } from './addresses.ts';
 import { type CpuUse, cpuSnapshot, loadAverage } from './cpu.ts';
@@ -25,7 +25,7 @@ import {
   verdict,
   writeBenchSection,
 } from './harness.ts';
-import type { PacedRequest, PacedResult } from './paced.ts';
+import { type PacedRequest, type PacedResult, type Percentiles, percentiles } from './paced.ts';
 import { runNode, SERVER_NODE_FLAGS, startNode, waitForOutput } from './processes.ts';
 
 /**
@@ -57,7 +57,13 @@ interface TargetResult {
   listedHits?: { sent: number; sanctioned: number };
   uncached?: Run;
   cached?: Run & { hits: number; requests: number };
-  vendors?: Run & { vendorOwn: Record<string, { calls: number; p50: number; p99: number; max: number }> };
+  vendors?: Run & {
+    vendorOwn: Record<string, { calls: number; p50: number; p99: number; max: number }>;
+    /** Per request: screening latency − the longest own time of its vendor calls, ms. */
+    added: Percentiles;
+    /** Answers paired with all three of their vendor calls, of all answers. */
+    paired: number;
+  };
   integrity?: { answered: number; found: number; ok: boolean };
   vendorIntegrity?: { answered: number; found: number; ok: boolean };
 }
@@ -187,9 +193,28 @@ async function localLists(target: TargetName): Promise<TargetResult> {
   return result;
 }
 
+/**
+ * Added latency per request: its screening latency minus the longest own time (arrival → answer
+ * written) of its three vendor calls, which it had to wait for whatever the service did. Only
+ * answers whose three calls the vendors saw are paired.
+ */
+function addedPerRequest(
+  latencies: Map<string, number>,
+  own: Record<string, { calls: number; maxMs: number }>,
+): { added: Percentiles; paired: number } {
+  const added: number[] = [];
+  for (const [address, ms] of latencies) {
+    const o = own[address];
+    if (o?.calls === 3) added.push(ms - o.maxMs);
+  }
+  return { added: percentiles(added), paired: added.length };
+}
+
 async function withVendors(target: TargetName, result: TargetResult): Promise<void> {
+  const ownFile = join(tempDir('mica-bench-vendors-'), 'own.json');
   const vendors = startNode('fake vendors', 'bench/fake-vendors.ts', {
     BENCH_VENDOR_DELAY_MS: String(settings.vendorDelayMs),
+    BENCH_VENDOR_OWN_FILE: ownFile,
   });
   let server: RealServer | undefined;
   try {
@@ -207,17 +232,27 @@ async function withVendors(target: TargetName, result: TargetResult): Promise<vo
     });
     await server.command('lists.import', { source: 'ofac', files: sdnFiles(), published_at: '2021-07-07' });
     log(`${target}: with vendors (${settings.vendorDelayMs} ms), ${settings.rate} req/s`);
+    const latencies = new Map<string, number>();
     const { paced, cpu, warm } = await measuredPaced(
       server.child.pid,
       target === 'postgres',
-      pacedOpts(server, 128, (_t, tag) => tag, uncachedRequests([])),
+      {
+        ...pacedOpts(server, 128, (_t, tag) => tag, uncachedRequests([])),
+        onAnswer: (tag, ms, status) => {
+          if (tag !== undefined && status === 200) latencies.set(tag, ms);
+        },
+      },
       2,
       // The vendors' own times count from the measured run on, not from the warm-up.
-      () => vendors.proc.kill('SIGUSR2'),
+      () => {
+        vendors.proc.kill('SIGUSR2');
+        latencies.clear();
+      },
     );
     vendors.proc.kill('SIGTERM');
     const vendorOwn = JSON.parse(await waitForOutput(vendors, /VENDOR_STATS (\{.*\})\n/));
-    result.vendors = { paced, cpu, vendorOwn };
+    const own = JSON.parse(readFileSync(ownFile, 'utf8'));
+    result.vendors = { paced, cpu, vendorOwn, ...addedPerRequest(latencies, own) };
     await server.stop();
     result.vendorIntegrity = await auditedIds(server, 'wallet_screen', [...warm.ids, ...paced.ids]);
   } catch (e) {
@@ -271,7 +306,7 @@ function report(results: TargetResult[], mem: CacheMemory, loadStart: number, pg
     `- **Cached**: ${int(settings.cachedPool)} fresh addresses screened once, then the same paced run picking among them; hits counted from \`GET /api/mica/cache/stats\` before and after (in-process LRU, the default without REDIS_URL).`,
   );
   w(
-    `- **Vendors**: the three fake vendors of the tests (test/helpers/fake-vendors.ts, HTTP on 127.0.0.1, in their own process) answering after ${settings.vendorDelayMs} ms, all configured; the same uncached run with 128 pooled connections. _Added latency_ = screening p99 − the slowest vendor's own p99 (each vendor times every call, arrival → answer written).`,
+    `- **Vendors**: the three fake vendors of the tests (test/helpers/fake-vendors.ts, HTTP on 127.0.0.1, in their own process) answering after ${settings.vendorDelayMs} ms, all configured; the same uncached run with 128 pooled connections. Each vendor times every call, arrival → answer written, and notes the address it was about. _Added latency_, per request: its screening latency − the longest own time of its three vendor calls (the calls run in parallel, so the screening waits for the slowest); the goal is on the p99 of that. Shown beside it, the aggregate figure used before: screening p99 − the slowest vendor's own p99, which also counts against the service the waiting for the slowest of three calls (the p99 of a maximum of three is above each one's p99).`,
   );
   w(
     '- **CPU ms/request** (user + system from /proc over the measured window, divided by answers) is the stable figure when the machine is shared.',
@@ -303,10 +338,11 @@ function report(results: TargetResult[], mem: CacheMemory, loadStart: number, pg
         `| cached p99 ≤ 5 ms at ${int(settings.rate)}/s | ${r.target} | p99 ${f(r.cached.paced.latency.p99, 2)} ms (from schedule ${f(r.cached.paced.fromSchedule.p99, 2)} ms) | ${verdict(r.cached.paced.latency.p99 <= GOAL.cachedP99 && r.cached.paced.non2xx + r.cached.paced.errors === 0)} |`,
       );
     if (r.vendors) {
-      const own = Math.max(...Object.values(r.vendors.vendorOwn).map((v) => v.p99));
-      const added = r.vendors.paced.latency.p99 - own;
+      const v = r.vendors;
+      const own = Math.max(...Object.values(v.vendorOwn).map((o) => o.p99));
+      const ok = v.paced.non2xx + v.paced.errors === 0 && v.paired === v.paced.ok;
       w(
-        `| vendors (${settings.vendorDelayMs} ms): added p99 ≤ 5 ms | ${r.target} | ${f(added, 2)} ms (screening p99 ${f(r.vendors.paced.latency.p99, 2)} − vendor own p99 ${f(own, 2)}) | ${verdict(added <= GOAL.vendorAddedP99 && r.vendors.paced.non2xx + r.vendors.paced.errors === 0)} |`,
+        `| vendors (${settings.vendorDelayMs} ms): added p99 ≤ 5 ms | ${r.target} | per request ${f(v.added.p99, 2)} ms (p50 ${f(v.added.p50, 2)}, max ${f(v.added.max, 2)}; ${int(v.paired)} of ${int(v.paced.ok)} answers paired); p99 of screening − p99 of the slowest vendor: ${f(v.paced.latency.p99 - own, 2)} ms (${f(v.paced.latency.p99, 2)} − ${f(own, 2)}) | ${verdict(v.added.p99 <= GOAL.vendorAddedP99 && ok)} |`,
       );
     }
     w(

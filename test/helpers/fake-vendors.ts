@@ -36,8 +36,8 @@ export interface FakeVendor {
   delayMs: number;
   /** Keep the calls in `calls` (a long benchmark turns it off). */
   record: boolean;
-  /** Told of each answered call: arrival → answer written, ms. */
-  onServed?: (ms: number) => void;
+  /** Told of each answered call: arrival → answer written, ms, and the address it was about. */
+  onServed?: (ms: number, address: string) => void;
   close(): Promise<void>;
 }
 
@@ -88,7 +88,7 @@ export async function startFakeVendor(kind: Kind): Promise<FakeVendor> {
         vendor.calls.push({ method: req.method ?? '', path, headers: req.headers, body, address });
       const write = (status: number, payload: string) => {
         res.writeHead(status, { 'content-type': 'application/json' }).end(payload);
-        vendor.onServed?.(performance.now() - arrived);
+        vendor.onServed?.(performance.now() - arrived, address);
       };
       const send = (status: number, payload: string) =>
         vendor.delayMs > 0

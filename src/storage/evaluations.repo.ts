@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { type RawBuilder, sql } from 'kysely';
 import { GENESIS, leafHash, linkHash } from '../domain/audit/chain.ts';
 import type { DatabaseHandle, Db } from './db.ts';
 import { followUpCtes, type NewAlert, type NewCase } from './follow-ups.repo.ts';
@@ -144,18 +144,22 @@ function isRetryable(err: unknown): boolean {
   return code === '40001' || code === '40P01';
 }
 
+/** The window row of a record (CDD-002's rolling sum), upserted: a re-evaluated transaction replaces its amount. */
+const WINDOW_UPSERT = sql`ON CONFLICT (client_id, transaction_id) DO UPDATE
+        SET customer_id = excluded.customer_id, amount_eur = excluded.amount_eur,
+            evaluated_at = excluded.evaluated_at, blocked = excluded.blocked`;
+
 /**
- * Writes a linked batch in one statement, so one round trip commits it: the evaluations, their
- * window rows, the cases and alerts they open, and the chain heads, which move only from the links
- * the batch was computed on (else the statement fails and nothing of it stays).
+ * A batch of several evaluations as one statement: the rows and window rows as JSON recordsets,
+ * and every client's head moved only from the link the batch was computed on.
  */
-async function writeBatch(
-  database: Pick<DatabaseHandle, 'db' | 'executePrepared'>,
+function batchStatement(
   records: EvaluationRecord[],
   links: Link[],
   from: Heads,
   to: Heads,
-): Promise<void> {
+  followUps: RawBuilder<unknown>,
+) {
   const heads = [...to].map(([client_id, h]) => ({
     client_id,
     seq: h.seq,
@@ -163,10 +167,7 @@ async function writeBatch(
     prev_seq: from.get(client_id)!.seq,
     prev_head: from.get(client_id)!.hash.toString('hex'),
   }));
-  const cases = records.flatMap((r) => (r.followUps?.case ? [r.followUps.case] : []));
-  const alerts = records.flatMap((r) => (r.followUps?.alert ? [r.followUps.alert] : []));
-  const followUps = cases.length > 0 || alerts.length > 0 ? sql`, ${followUpCtes(cases, alerts)}` : sql``;
-  const statement = sql`
+  return sql`
     WITH batch AS (
       SELECT evaluation_id, client_id, trigger_type, trigger_entity_type, trigger_entity_id, customer_id,
              evaluated_at, rule_set_version, high_risk_list_date, evaluator_id, rules_evaluated,
@@ -202,17 +203,71 @@ async function writeBatch(
       SELECT client_id, transaction_id, customer_id, amount_eur, evaluated_at, blocked
         FROM json_to_recordset(${transactionsJson(records)}::json) AS t(client_id text, transaction_id text,
           customer_id text, amount_eur double precision, evaluated_at timestamptz, blocked boolean)
-      ON CONFLICT (client_id, transaction_id) DO UPDATE
-        SET customer_id = excluded.customer_id, amount_eur = excluded.amount_eur,
-            evaluated_at = excluded.evaluated_at, blocked = excluded.blocked
+      ${WINDOW_UPSERT}
     )${followUps}
     -- The locks are taken first (the left operand's subquery runs first), then the heads are moved;
     -- the rows, window and follow-ups are written after the main query.
     SELECT mica_expect_chain_heads(
       (SELECT count(*) * 0 FROM locked) + (SELECT count(*) FROM heads WHERE linked), ${heads.length}::integer
     ) AS linked
-  `.compile(database.db);
-  await database.executePrepared(statement);
+  `;
+}
+
+/**
+ * One evaluation alone, which is what a batch holds whenever the service is not saturated: its
+ * values as the parameters of one row, and its client's head moved by a conditional UPDATE of that
+ * one row (a single lock, so no lock order to keep). The engine runs it in ~0.43 ms against ~0.60 ms
+ * for the batch statement with one record (embedded store, median of five interleaved rounds).
+ * Same guarantee: if the head is not at the link this record was computed on (another instance
+ * moved it; the UPDATE waits for such a writer and then finds no matching row), the statement fails
+ * and nothing of it stays.
+ */
+function singleStatement(r: EvaluationRecord, link: Link, followUps: RawBuilder<unknown>) {
+  const t = r.customerTransaction;
+  const windowRow = t
+    ? sql`, window_rows AS (
+      INSERT INTO customer_transactions (client_id, transaction_id, customer_id, amount_eur, evaluated_at, blocked)
+      VALUES (${r.client_id}, ${t.transaction_id}, ${t.customer_id}, ${t.amount_eur}, ${r.evaluated_at}, ${t.blocked})
+      ${WINDOW_UPSERT}
+    )`
+    : sql``;
+  const prev = link.prev.toString('hex');
+  const hash = link.hash.toString('hex');
+  return sql`
+    WITH heads AS (
+      UPDATE audit_chain_heads
+         SET seq = ${link.seq}, head = decode(${hash}, 'hex'), updated_at = now()
+       WHERE client_id = ${r.client_id} AND seq = ${link.seq - 1} AND head = decode(${prev}, 'hex')
+      RETURNING 1
+    ), inserted AS (
+      INSERT INTO evaluations (${sql.raw(COLUMNS)})
+      VALUES (${sql.join(SCALARS.map((k) => sql`${r[k]}`))}, ${r.requestJson}, ${r.responseJson}, ${link.seq},
+              decode(${prev}, 'hex'), decode(${hash}, 'hex'))
+    )${windowRow}${followUps}
+    SELECT mica_expect_chain_heads((SELECT count(*) FROM heads), 1) AS linked
+  `;
+}
+
+/**
+ * Writes a linked batch in one statement, so one round trip commits it: the evaluations, their
+ * window rows, the cases and alerts they open, and the chain heads, which move only from the links
+ * the batch was computed on (else the statement fails and nothing of it stays).
+ */
+async function writeBatch(
+  database: Pick<DatabaseHandle, 'db' | 'executePrepared'>,
+  records: EvaluationRecord[],
+  links: Link[],
+  from: Heads,
+  to: Heads,
+): Promise<void> {
+  const cases = records.flatMap((r) => (r.followUps?.case ? [r.followUps.case] : []));
+  const alerts = records.flatMap((r) => (r.followUps?.alert ? [r.followUps.alert] : []));
+  const followUps = cases.length > 0 || alerts.length > 0 ? sql`, ${followUpCtes(cases, alerts)}` : sql``;
+  const statement =
+    records.length === 1
+      ? singleStatement(records[0]!, links[0]!, followUps)
+      : batchStatement(records, links, from, to, followUps);
+  await database.executePrepared(statement.compile(database.db));
 }
 
 /** Attempts at a batch whose chain heads keep moving under it (other instances writing the same client). */

@@ -21,6 +21,8 @@ describe('one-statement batch writes', () => {
     t = await startTestApp();
     await t.deps.clients.create('acme', { actor: 'test' });
     await t.deps.clients.create('beta', { actor: 'test' });
+    await t.deps.clients.create('gamma', { actor: 'test' });
+    await t.deps.clients.create('delta', { actor: 'test' });
   });
   after(() => t.close());
 
@@ -135,5 +137,113 @@ describe('one-statement batch writes', () => {
       seq: number;
     }>`SELECT seq FROM audit_chain_heads WHERE client_id = 'beta'`.execute(t.deps.db);
     assert.equal(Number(heads.rows[0]!.seq), 24);
+  });
+
+  // A batch of one evaluation (what an unsaturated service writes) takes a statement of its own.
+
+  it('a failed single evaluation does not break the chain of those sent after it', async () => {
+    const repo = createEvaluationsRepo(t.deps.database, { inOrder: t.deps.database.kind === 'pglite' });
+    const at = new Date();
+    const good = () => governanceRecord('gamma', at);
+    const bad: EvaluationRecord = { ...governanceRecord('gamma', at), evaluation_id: 'not-a-uuid' };
+    const results = await Promise.allSettled([
+      repo.insertBatch([good()]),
+      repo.insertBatch([bad]),
+      repo.insertBatch([good()]),
+      repo.insertBatch([good(), good()]),
+      repo.insertBatch([good()]),
+    ]);
+    assert.deepEqual(
+      results.map((r) => r.status),
+      ['fulfilled', 'rejected', 'fulfilled', 'fulfilled', 'fulfilled'],
+    );
+    const report = await chainOk('gamma');
+    assert.equal(report.ok, true, JSON.stringify(report));
+    const n = await sql<{
+      n: number;
+    }>`SELECT count(*)::int AS n FROM evaluations WHERE client_id = 'gamma'`.execute(t.deps.db);
+    assert.equal(Number(n.rows[0]!.n), 5);
+  });
+
+  it('two writers of one client relink single evaluations instead of forking the chain', async () => {
+    let relinks = 0;
+    const onRelink = () => relinks++;
+    const a = createEvaluationsRepo(t.deps.database, { onRelink });
+    const b = createEvaluationsRepo(t.deps.database, { onRelink });
+    const at = new Date();
+    const writes: Promise<void>[] = [];
+    for (let i = 0; i < 12; i++)
+      writes.push((i % 2 === 0 ? a : b).insertBatch([governanceRecord('delta', at)]));
+    await Promise.all(writes);
+    const report = await chainOk('delta');
+    assert.equal(report.ok, true, JSON.stringify(report));
+    const heads = await sql<{
+      seq: number;
+    }>`SELECT seq FROM audit_chain_heads WHERE client_id = 'delta'`.execute(t.deps.db);
+    assert.equal(Number(heads.rows[0]!.seq), 12);
+    // Both writers linked their first evaluation to the same head: one of them had to relink.
+    assert.ok(relinks > 0);
+  });
+
+  it('a single evaluation writes its window row and opens its case and alert in the same statement', async () => {
+    const repo = createEvaluationsRepo(t.deps.database, { inOrder: t.deps.database.kind === 'pglite' });
+    const at = new Date().toISOString();
+    const record: EvaluationRecord = {
+      ...governanceRecord('gamma', new Date(at)),
+      trigger_type: 'transaction',
+      customer_id: 'cust-1',
+      customerTransaction: {
+        transaction_id: 'tx-single',
+        customer_id: 'cust-1',
+        amount_eur: 1234.5,
+        blocked: false,
+      },
+    };
+    const opened = newCase('gamma', at);
+    record.followUps = {
+      case: { ...opened, evaluation_id: record.evaluation_id },
+      alert: {
+        id: randomUUID(),
+        client_id: 'gamma',
+        severity: 'high',
+        source: 'evaluation',
+        event: 'transaction',
+        vendor_object_id: null,
+        customer_id: 'cust-1',
+        transaction_id: 'tx-single',
+        evaluation_id: record.evaluation_id,
+        case_id: opened.id,
+        rule_ids: [],
+        due_at: at,
+        created_at: at,
+        payload: null,
+        headers: null,
+        actor: 'test',
+      },
+    };
+    await repo.insertBatch([record]);
+    const db = t.deps.db;
+    const window = await sql<{ amount_eur: number }>`
+      SELECT amount_eur FROM customer_transactions WHERE client_id = 'gamma' AND transaction_id = 'tx-single'`.execute(
+      db,
+    );
+    assert.deepEqual(
+      window.rows.map((r) => Number(r.amount_eur)),
+      [1234.5],
+    );
+    const cases = await sql<{ n: number }>`
+      SELECT count(*)::int AS n FROM cases WHERE client_id = 'gamma' AND evaluation_id = ${record.evaluation_id}`.execute(
+      db,
+    );
+    assert.equal(Number(cases.rows[0]!.n), 1);
+    const alerts = await sql<{ case_id: string }>`
+      SELECT case_id::text AS case_id FROM alerts WHERE client_id = 'gamma' AND evaluation_id = ${record.evaluation_id}`.execute(
+      db,
+    );
+    assert.deepEqual(
+      alerts.rows.map((r) => r.case_id),
+      [opened.id],
+    );
+    assert.equal((await chainOk('gamma')).ok, true);
   });
 });

@@ -354,6 +354,19 @@ export function createEvaluationsRepo(
      * in one round trip for many lookups (one per evaluation being served).
      */
     async windowSums(lookups: WindowLookup[]): Promise<number[]> {
+      // One lookup alone (an unsaturated service) goes as plain parameters, without the JSON.
+      if (lookups.length === 1) {
+        const l = lookups[0]!;
+        const one = await database.executePrepared<{ total: number }>(
+          sql`
+          SELECT coalesce(sum(amount_eur), 0) AS total FROM customer_transactions
+           WHERE client_id = ${l.client_id} AND customer_id = ${l.customer_id}
+             AND evaluated_at > ${l.since.toISOString()} AND transaction_id <> ${l.exclude} AND NOT blocked`.compile(
+            db,
+          ),
+        );
+        return [Number(one.rows[0]?.total ?? 0)];
+      }
       // A correlated subquery per lookup: each is an index range scan, whatever the table's size.
       const rows = await database.executePrepared<{ i: number; total: number }>(
         sql`

@@ -23,6 +23,7 @@ describe('one-statement batch writes', () => {
     await t.deps.clients.create('beta', { actor: 'test' });
     await t.deps.clients.create('gamma', { actor: 'test' });
     await t.deps.clients.create('delta', { actor: 'test' });
+    await t.deps.clients.create('omega', { actor: 'test' });
   });
   after(() => t.close());
 
@@ -139,7 +140,8 @@ describe('one-statement batch writes', () => {
     assert.equal(Number(heads.rows[0]!.seq), 24);
   });
 
-  // A batch of one evaluation (what an unsaturated service writes) takes a statement of its own.
+  // Batches of a few evaluations of one client (what an unsaturated service writes) go as rows of
+  // parameters; larger and mixed-client batches as JSON recordsets.
 
   it('a failed single evaluation does not break the chain of those sent after it', async () => {
     const repo = createEvaluationsRepo(t.deps.database, { inOrder: t.deps.database.kind === 'pglite' });
@@ -245,5 +247,52 @@ describe('one-statement batch writes', () => {
       [opened.id],
     );
     assert.equal((await chainOk('gamma')).ok, true);
+  });
+
+  it('large and mixed-client batches (the JSON recordset statement) write and link like small ones', async () => {
+    const repo = createEvaluationsRepo(t.deps.database, { inOrder: t.deps.database.kind === 'pglite' });
+    const at = new Date();
+    const many = Array.from({ length: 12 }, () => governanceRecord('omega', at));
+    await repo.insertBatch(many);
+    await repo.insertBatch([
+      governanceRecord('omega', at),
+      governanceRecord('delta', at),
+      governanceRecord('omega', at),
+    ]);
+    await repo.insertBatch([governanceRecord('omega', at)]);
+    for (const client of ['omega', 'delta']) {
+      const report = await chainOk(client);
+      assert.equal(report.ok, true, JSON.stringify(report));
+    }
+    const n = await sql<{
+      n: number;
+    }>`SELECT count(*)::int AS n FROM evaluations WHERE client_id = 'omega'`.execute(t.deps.db);
+    assert.equal(Number(n.rows[0]!.n), 15);
+  });
+
+  it('the last of several evaluations of one transaction in a batch sets its window row', async () => {
+    const repo = createEvaluationsRepo(t.deps.database, { inOrder: t.deps.database.kind === 'pglite' });
+    const at = new Date();
+    const of = (amount: number): EvaluationRecord => ({
+      ...governanceRecord('omega', at),
+      trigger_type: 'transaction',
+      customer_id: 'cust-9',
+      customerTransaction: {
+        transaction_id: 'tx-twice',
+        customer_id: 'cust-9',
+        amount_eur: amount,
+        blocked: false,
+      },
+    });
+    await repo.insertBatch([of(10), of(20)]);
+    await repo.insertBatch(Array.from({ length: 10 }, (_, i) => of(100 + i)));
+    const window = await sql<{ amount_eur: number }>`
+      SELECT amount_eur FROM customer_transactions WHERE client_id = 'omega' AND transaction_id = 'tx-twice'`.execute(
+      t.deps.db,
+    );
+    assert.deepEqual(
+      window.rows.map((r) => Number(r.amount_eur)),
+      [109],
+    );
   });
 });

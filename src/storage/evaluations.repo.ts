@@ -244,14 +244,14 @@ function rowsStatement(
     window.length > 0
       ? sql`, window_rows AS (
       INSERT INTO customer_transactions (client_id, transaction_id, customer_id, amount_eur, evaluated_at, blocked)
-      VALUES ${sql.join(window.map((t) => sql`(${t.client_id}, ${t.transaction_id}, ${t.customer_id}, ${t.amount_eur}, ${t.evaluated_at}, ${t.blocked})`))}
+      VALUES ${sql.join(window.map((t) => sql`(${sql.join([t.client_id, t.transaction_id, t.customer_id, t.amount_eur, t.evaluated_at, t.blocked])})`))}
       ${WINDOW_UPSERT}
     )`
       : sql``;
   const rows = records.map((r, i) => {
     const link = links[i]!;
-    return sql`(${sql.join(SCALARS.map((k) => sql`${r[k]}`))}, ${r.requestJson}, ${r.responseJson}, ${link.seq},
-              decode(${link.prev.toString('hex')}, 'hex'), decode(${link.hash.toString('hex')}, 'hex'))`;
+    const values = [...SCALARS.map((k) => r[k]), r.requestJson, r.responseJson, link.seq];
+    return sql`(${sql.join(values)}, decode(${link.prev.toString('hex')}, 'hex'), decode(${link.hash.toString('hex')}, 'hex'))`;
   });
   return sql`
     WITH heads AS (

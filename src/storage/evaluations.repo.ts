@@ -1,4 +1,5 @@
-import { type RawBuilder, sql } from 'kysely';
+import { isDeepStrictEqual } from 'node:util';
+import { CompiledQuery, type RawBuilder, sql } from 'kysely';
 import { GENESIS, leafHash, linkHash } from '../domain/audit/chain.ts';
 import type { DatabaseHandle, Db } from './db.ts';
 import { followUpCtes, type NewAlert, type NewCase } from './follow-ups.repo.ts';
@@ -221,6 +222,39 @@ function batchStatement(
 /** Batches of up to this many evaluations of one client go as rows of parameters (see rowsStatement). */
 const MAX_ROWS = 8;
 
+/** The parameters of the rows statement, in the order its text takes them. */
+function rowsParameters(
+  records: EvaluationRecord[],
+  links: Link[],
+  from: { seq: number; hash: Buffer },
+  to: { seq: number; hash: Buffer },
+) {
+  return {
+    head: [to.seq, to.hash.toString('hex'), records[0]!.client_id, from.seq, from.hash.toString('hex')],
+    rows: records.map((r, i) => {
+      const link = links[i]!;
+      const values: unknown[] = SCALARS.map((k) => r[k]);
+      values.push(
+        r.requestJson,
+        r.responseJson,
+        link.seq,
+        link.prev.toString('hex'),
+        link.hash.toString('hex'),
+      );
+      return values;
+    }),
+    window: windowRows(records).map((t) => [
+      t.client_id,
+      t.transaction_id,
+      t.customer_id,
+      t.amount_eur,
+      t.evaluated_at,
+      t.blocked,
+    ]),
+  };
+}
+type RowsParameters = ReturnType<typeof rowsParameters>;
+
 /**
  * A few evaluations of one client, which is what a batch holds whenever the service is not
  * saturated: their values as rows of parameters, and the client's head moved by a conditional
@@ -232,39 +266,54 @@ const MAX_ROWS = 8;
  * computed on (another instance moved it; the UPDATE waits for such a writer and then finds no
  * matching row), the statement fails and nothing of it stays.
  */
-function rowsStatement(
-  records: EvaluationRecord[],
-  links: Link[],
-  from: { seq: number; hash: Buffer },
-  to: { seq: number; hash: Buffer },
-  followUps: RawBuilder<unknown>,
-) {
-  const window = windowRows(records);
+function rowsStatement(p: RowsParameters, followUps: RawBuilder<unknown>) {
+  const [seq, head, client, fromSeq, fromHead] = p.head;
   const windowCte =
-    window.length > 0
+    p.window.length > 0
       ? sql`, window_rows AS (
       INSERT INTO customer_transactions (client_id, transaction_id, customer_id, amount_eur, evaluated_at, blocked)
-      VALUES ${sql.join(window.map((t) => sql`(${sql.join([t.client_id, t.transaction_id, t.customer_id, t.amount_eur, t.evaluated_at, t.blocked])})`))}
+      VALUES ${sql.join(p.window.map((w) => sql`(${sql.join(w)})`))}
       ${WINDOW_UPSERT}
     )`
       : sql``;
-  const rows = records.map((r, i) => {
-    const link = links[i]!;
-    const values = [...SCALARS.map((k) => r[k]), r.requestJson, r.responseJson, link.seq];
-    return sql`(${sql.join(values)}, decode(${link.prev.toString('hex')}, 'hex'), decode(${link.hash.toString('hex')}, 'hex'))`;
-  });
+  const rows = p.rows.map(
+    (values) =>
+      sql`(${sql.join(values.slice(0, -2))}, decode(${values.at(-2)}, 'hex'), decode(${values.at(-1)}, 'hex'))`,
+  );
   return sql`
     WITH heads AS (
       UPDATE audit_chain_heads
-         SET seq = ${to.seq}, head = decode(${to.hash.toString('hex')}, 'hex'), updated_at = now()
-       WHERE client_id = ${records[0]!.client_id} AND seq = ${from.seq}
-         AND head = decode(${from.hash.toString('hex')}, 'hex')
+         SET seq = ${seq}, head = decode(${head}, 'hex'), updated_at = now()
+       WHERE client_id = ${client} AND seq = ${fromSeq} AND head = decode(${fromHead}, 'hex')
       RETURNING 1
     ), inserted AS (
       INSERT INTO evaluations (${sql.raw(COLUMNS)}) VALUES ${sql.join(rows)}
     )${windowCte}${followUps}
     SELECT mica_expect_chain_heads((SELECT count(*) FROM heads), 1) AS linked
   `;
+}
+
+/**
+ * Texts of the rows statement without follow-ups, by row and window-row count. Built through
+ * Kysely once each, then reused with the parameters laid out directly: building and compiling the
+ * statement per batch made ~12 KB of short-lived objects per evaluation at low load (sampled
+ * allocations, 500 evaluations/s), a seventh of all, and a new text to hash for the statement name.
+ */
+const rowsTexts = new Map<string, string>();
+
+function rowsQuery(db: Db, p: RowsParameters): CompiledQuery {
+  const key = `${p.rows.length}:${p.window.length}`;
+  const parameters = [...p.head, ...p.rows.flat(), ...p.window.flat()];
+  let text = rowsTexts.get(key);
+  if (text === undefined) {
+    const compiled = rowsStatement(p, sql``).compile(db);
+    // The layout above must be the one the template compiles to, or rows would be written wrong.
+    if (!isDeepStrictEqual(compiled.parameters, parameters))
+      throw new Error('rows statement: parameters out of the order of its text');
+    text = compiled.sql;
+    rowsTexts.set(key, text);
+  }
+  return CompiledQuery.raw(text, parameters);
 }
 
 /**
@@ -281,13 +330,16 @@ async function writeBatch(
 ): Promise<void> {
   const cases = records.flatMap((r) => (r.followUps?.case ? [r.followUps.case] : []));
   const alerts = records.flatMap((r) => (r.followUps?.alert ? [r.followUps.alert] : []));
-  const followUps = cases.length > 0 || alerts.length > 0 ? sql`, ${followUpCtes(cases, alerts)}` : sql``;
+  const withFollowUps = cases.length > 0 || alerts.length > 0;
+  const followUps = withFollowUps ? sql`, ${followUpCtes(cases, alerts)}` : sql``;
   const client = records[0]!.client_id;
-  const statement =
-    records.length <= MAX_ROWS && to.size === 1
-      ? rowsStatement(records, links, from.get(client)!, to.get(client)!, followUps)
-      : batchStatement(records, links, from, to, followUps);
-  await database.executePrepared(statement.compile(database.db));
+  if (records.length <= MAX_ROWS && to.size === 1) {
+    const p = rowsParameters(records, links, from.get(client)!, to.get(client)!);
+    await database.executePrepared(
+      withFollowUps ? rowsStatement(p, followUps).compile(database.db) : rowsQuery(database.db, p),
+    );
+  } else
+    await database.executePrepared(batchStatement(records, links, from, to, followUps).compile(database.db));
 }
 
 /** Attempts at a batch whose chain heads keep moving under it (other instances writing the same client). */

@@ -72,15 +72,22 @@ export function leafHash(f: ChainedFields): Buffer {
   const headerBytes = Buffer.byteLength(header, 'utf8');
   const requestBytes = Buffer.byteLength(f.request, 'utf8');
   const responseBytes = Buffer.byteLength(f.response, 'utf8');
-  const leaf = Buffer.allocUnsafe(1 + headerBytes + 4 + requestBytes + 4 + responseBytes);
-  let at = leaf.writeUInt8(0, 0);
-  at += leaf.write(header, at, 'utf8');
-  at = leaf.writeUInt32BE(requestBytes, at);
-  at += leaf.write(f.request, at, 'utf8');
-  at = leaf.writeUInt32BE(responseBytes, at);
-  leaf.write(f.response, at, 'utf8');
-  return sha256(leaf);
+  const size = 1 + headerBytes + 4 + requestBytes + 4 + responseBytes;
+  if (scratch.length < size) scratch = Buffer.allocUnsafe(Math.max(size, scratch.length * 2));
+  let at = scratch.writeUInt8(0, 0);
+  at += scratch.write(header, at, 'utf8');
+  at = scratch.writeUInt32BE(requestBytes, at);
+  at += scratch.write(f.request, at, 'utf8');
+  at = scratch.writeUInt32BE(responseBytes, at);
+  scratch.write(f.response, at, 'utf8');
+  return sha256(scratch.subarray(0, size));
 }
+
+/**
+ * The leaf is laid out in one buffer kept from call to call (it is hashed before leafHash returns):
+ * a new buffer of a few kilobytes per audit row was a steady share of the garbage of every request.
+ */
+let scratch = Buffer.allocUnsafe(16 * 1024);
 
 /** SHA-256(0x01 ‖ previous ‖ leaf). */
 export function linkHash(previous: Uint8Array, leaf: Uint8Array): Buffer {

@@ -1,5 +1,11 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 
+/** A count kept outside prom-client, and how much of it the counter has been given. */
+interface Tally {
+  n: number;
+  reported: number;
+}
+
 /** The service's Prometheus metrics, in a registry of its own (no global default registry). */
 export function createMetrics() {
   const registry = new Registry();
@@ -16,11 +22,24 @@ export function createMetrics() {
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
     registers: [registry],
   });
+  // Every evaluation counts each of its rules: the counts are kept here, in plain numbers, and
+  // handed to the counter when metrics are read. Through prom-client each count built and hashed a
+  // label string (eight per evaluation, ~3 KB of garbage per request at 500 evaluations/s).
+  const ruleCounts = new Map<string, Map<string, [Tally, Tally]>>();
   const ruleResults = new Counter({
     name: 'mica_rule_evaluations_total',
     help: 'Evaluated rules by rule id, result and whether they triggered',
     labelNames: ['rule_id', 'result', 'triggered'] as const,
     registers: [registry],
+    collect() {
+      for (const [rule_id, byResult] of ruleCounts)
+        for (const [result, tallies] of byResult)
+          tallies.forEach((t, triggered) => {
+            if (t.n === t.reported) return;
+            this.inc({ rule_id, result, triggered: String(triggered === 1) }, t.n - t.reported);
+            t.reported = t.n;
+          });
+    },
   });
   const auditBatchSize = new Histogram({
     name: 'mica_audit_batch_size',
@@ -62,17 +81,21 @@ export function createMetrics() {
     labelNames: ['vendor'] as const,
     registers: [registry],
   });
-  // Every evaluation counts each of its rules: the labelled children are looked up once, not
-  // hashed from a label object eight times per request.
-  const ruleChildren = new Map<string, { inc(): void }>();
   function countRuleResult(ruleId: string, result: string, triggered: boolean): void {
-    const key = `${ruleId}\u0000${result}\u0000${triggered}`;
-    let child = ruleChildren.get(key);
-    if (!child) {
-      child = ruleResults.labels(ruleId, result, String(triggered));
-      ruleChildren.set(key, child);
+    let byResult = ruleCounts.get(ruleId);
+    if (!byResult) {
+      byResult = new Map();
+      ruleCounts.set(ruleId, byResult);
     }
-    child.inc();
+    let tallies = byResult.get(result);
+    if (!tallies) {
+      tallies = [
+        { n: 0, reported: 0 },
+        { n: 0, reported: 0 },
+      ];
+      byResult.set(result, tallies);
+    }
+    tallies[triggered ? 1 : 0].n++;
   }
   return {
     registry,

@@ -4,7 +4,7 @@ import { type CompiledQuery, Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { sha256Hex } from '../domain/sha256.ts';
 import { startEmbeddedAnalyze } from './embedded-analyze.ts';
-import { asPrepared, embeddedDialect, PGliteWorkerClient } from './pglite-driver.ts';
+import { embeddedDialect, PGliteWorkerClient } from './pglite-driver.ts';
 import type { Database } from './schema.ts';
 
 export type Db = Kysely<Database>;
@@ -127,7 +127,8 @@ export async function openDatabase(opts: {
   // HTTP; its driver lends the single session to one caller (query or transaction) at a time.
   const client = new PGliteWorkerClient(dir === 'memory://' ? undefined : dir);
   await client.ready();
-  const db = new Kysely<Database>({ dialect: embeddedDialect(client) });
+  const { dialect, runPipelined } = embeddedDialect(client);
+  const db = new Kysely<Database>({ dialect });
   const nameOf = statementNames();
   // Statistics, as autovacuum would keep them (the embedded engine has none).
   const analyze = startEmbeddedAnalyze(db, opts.analyzeIntervalMs ?? 5000, opts.onAnalyzeError);
@@ -136,9 +137,9 @@ export async function openDatabase(opts: {
     db,
     kind: 'pglite',
     maxConcurrency: 1,
-    // Through the driver, so the statement waits its turn for the one session like any query.
+    // Sent to the engine at once, behind whatever it is running, but never inside a transaction.
     executePrepared: async <R>(q: CompiledQuery) => ({
-      rows: (await db.executeQuery<R>(asPrepared(q, nameOf(q.sql)))).rows,
+      rows: (await runPipelined(q.sql, q.parameters, nameOf(q.sql))).rows as R[],
     }),
     close: async () => {
       await analyze.stop();

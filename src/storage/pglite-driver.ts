@@ -124,19 +124,10 @@ class ConnectionMutex {
   }
 }
 
-/** Marks a compiled query to run as a named prepared statement (see `asPrepared`). */
-const STATEMENT_NAME = Symbol('statementName');
-
-/** The query, to be run by the embedded engine as the named prepared statement `name`. */
-export function asPrepared(q: CompiledQuery, name: string): CompiledQuery {
-  return Object.assign({ ...q }, { [STATEMENT_NAME]: name });
-}
-
 class WorkerConnection implements DatabaseConnection {
   constructor(readonly client: PGliteWorkerClient) {}
   async executeQuery<R>(q: CompiledQuery): Promise<QueryResult<R>> {
-    const name = (q as { [STATEMENT_NAME]?: string })[STATEMENT_NAME];
-    const res = await this.client.query(q.sql, q.parameters, name);
+    const res = await this.client.query(q.sql, q.parameters);
     return { rows: res.rows as R[], numAffectedRows: BigInt(res.affectedRows) };
   }
   // biome-ignore lint/correctness/useYield: the embedded engine cannot stream; this only throws.
@@ -148,6 +139,8 @@ class WorkerConnection implements DatabaseConnection {
 class WorkerDriver implements Driver {
   #mutex = new ConnectionMutex();
   #connection: WorkerConnection;
+  /** Settles once the open transaction's COMMIT or ROLLBACK has been sent; unset when none is open. */
+  #transaction: { sent: Promise<void>; end: () => void } | undefined;
   constructor(readonly client: PGliteWorkerClient) {
     this.#connection = new WorkerConnection(client);
   }
@@ -159,13 +152,24 @@ class WorkerDriver implements Driver {
     return this.#connection;
   }
   async beginTransaction(c: DatabaseConnection): Promise<void> {
-    await c.executeQuery(CompiledQuery.raw('BEGIN'));
+    // Set before BEGIN is sent: from here on, pipelined statements wait for the transaction's end.
+    let end!: () => void;
+    const sent = new Promise<void>((resolve) => {
+      end = resolve;
+    });
+    this.#transaction = { sent, end };
+    try {
+      await c.executeQuery(CompiledQuery.raw('BEGIN'));
+    } catch (e) {
+      this.#endTransaction();
+      throw e;
+    }
   }
   async commitTransaction(c: DatabaseConnection): Promise<void> {
-    await c.executeQuery(CompiledQuery.raw('COMMIT'));
+    await this.#finish(c, 'COMMIT');
   }
   async rollbackTransaction(c: DatabaseConnection): Promise<void> {
-    await c.executeQuery(CompiledQuery.raw('ROLLBACK'));
+    await this.#finish(c, 'ROLLBACK');
   }
   async releaseConnection(): Promise<void> {
     this.#mutex.unlock();
@@ -173,14 +177,47 @@ class WorkerDriver implements Driver {
   async destroy(): Promise<void> {
     await this.client.close();
   }
+
+  /** The engine runs messages in order: once COMMIT or ROLLBACK is sent, what follows runs after it. */
+  async #finish(c: DatabaseConnection, statement: 'COMMIT' | 'ROLLBACK'): Promise<void> {
+    const done = c.executeQuery(CompiledQuery.raw(statement));
+    this.#endTransaction();
+    await done;
+  }
+
+  #endTransaction(): void {
+    this.#transaction?.end();
+    this.#transaction = undefined;
+  }
+
+  /**
+   * A statement on its own (autocommit), sent to the engine at once instead of waiting for the
+   * session's previous caller to get its answer: the engine runs its messages in order, so it
+   * starts the next statement as soon as it has finished one, however busy this thread is with
+   * other work. Only a transaction in progress is waited for, so that nothing lands inside it.
+   */
+  async runPipelined(sql: string, params: readonly unknown[], name: string) {
+    while (this.#transaction) await this.#transaction.sent;
+    return this.client.query(sql, params, name);
+  }
 }
 
-/** Kysely dialect for the embedded PostgreSQL running on a worker thread. */
-export function embeddedDialect(client: PGliteWorkerClient): Dialect {
+/**
+ * Kysely dialect for the embedded PostgreSQL running on a worker thread, and `runPipelined`, which
+ * sends a named prepared statement outside Kysely's turn-taking (see WorkerDriver.runPipelined).
+ */
+export function embeddedDialect(client: PGliteWorkerClient): {
+  dialect: Dialect;
+  runPipelined: (sql: string, params: readonly unknown[], name: string) => Promise<{ rows: unknown[] }>;
+} {
+  const driver = new WorkerDriver(client);
   return {
-    createAdapter: () => new PostgresAdapter(),
-    createDriver: () => new WorkerDriver(client),
-    createIntrospector: (db: Kysely<unknown>) => new PostgresIntrospector(db),
-    createQueryCompiler: () => new PostgresQueryCompiler(),
+    dialect: {
+      createAdapter: () => new PostgresAdapter(),
+      createDriver: () => driver,
+      createIntrospector: (db: Kysely<unknown>) => new PostgresIntrospector(db),
+      createQueryCompiler: () => new PostgresQueryCompiler(),
+    },
+    runPipelined: (sql, params, name) => driver.runPipelined(sql, params, name),
   };
 }

@@ -148,4 +148,53 @@ describe('prepared statements', () => {
       await trx;
     }
   });
+
+  // The embedded engine runs its messages in order, so prepared statements are sent at once rather
+  // than one answer at a time; only a transaction in progress holds them back.
+  const embeddedOnly = { skip: process.env.DATABASE_URL ? 'the embedded engine only' : false };
+
+  it('runs statements sent together in the order they were sent', embeddedOnly, async () => {
+    await sql`CREATE TABLE prep_order (n bigserial PRIMARY KEY, label integer NOT NULL)`.execute(database.db);
+    const insert = (label: number) =>
+      database.executePrepared(compile(sql`INSERT INTO prep_order (label) VALUES (${label})`));
+    await Promise.all(Array.from({ length: 50 }, (_, i) => insert(i)));
+    const rows = await sql<{ label: number }>`SELECT label FROM prep_order ORDER BY n`.execute(database.db);
+    assert.deepEqual(
+      rows.rows.map((r) => r.label),
+      Array.from({ length: 50 }, (_, i) => i),
+    );
+  });
+
+  it(
+    'keeps statements sent before, during and after a rolled-back transaction out of it',
+    embeddedOnly,
+    async () => {
+      const insert = (id: number) =>
+        database.executePrepared(compile(sql`INSERT INTO prep_items (id, label) VALUES (${id}, 'outside')`));
+      let release!: () => void;
+      const held = new Promise<void>((r) => {
+        release = r;
+      });
+      const before = insert(200);
+      const trx = database.db
+        .transaction()
+        .execute(async (tx) => {
+          await sql`INSERT INTO prep_items (id, label) VALUES (201, 'inside')`.execute(tx);
+          await held;
+          throw new Error('roll back');
+        })
+        .catch((e: Error) => e.message);
+      const during = insert(202);
+      setTimeout(release, 30);
+      assert.equal(await trx, 'roll back');
+      await Promise.all([before, during, insert(203)]);
+      const rows = await sql<{ id: number }>`SELECT id FROM prep_items WHERE id >= 200 ORDER BY id`.execute(
+        database.db,
+      );
+      assert.deepEqual(
+        rows.rows.map((r) => r.id),
+        [200, 202, 203],
+      );
+    },
+  );
 });

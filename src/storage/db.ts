@@ -124,7 +124,8 @@ export async function openDatabase(opts: {
   const dir = opts.dataDir === 'memory://' ? 'memory://' : resolve(opts.dataDir ?? './data', 'pgdata');
   if (dir !== 'memory://') mkdirSync(dir, { recursive: true });
   // The embedded engine runs on its own thread, so SQL uses the second core while this one serves
-  // HTTP; its driver lends the single session to one caller (query or transaction) at a time.
+  // HTTP. Its driver lends the single session to one Kysely caller (query or transaction) at a
+  // time; prepared statements (executePrepared) are sent at once and wait only for a transaction.
   const client = new PGliteWorkerClient(dir === 'memory://' ? undefined : dir);
   await client.ready();
   const { dialect, runPipelined } = embeddedDialect(client);

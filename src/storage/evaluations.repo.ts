@@ -150,6 +150,9 @@ function isRetryable(err: unknown): boolean {
   return code === '40001' || code === '40P01';
 }
 
+/** The columns of a window row, in the order both audit statements give them. */
+const WINDOW_COLUMNS = sql.raw('client_id, transaction_id, customer_id, amount_eur, evaluated_at, blocked');
+
 /** The window row of a record (CDD-002's rolling sum), upserted: a re-evaluated transaction replaces its amount. */
 const WINDOW_UPSERT = sql`ON CONFLICT (client_id, transaction_id) DO UPDATE
         SET customer_id = excluded.customer_id, amount_eur = excluded.amount_eur,
@@ -205,8 +208,8 @@ function batchStatement(
     ), inserted AS (
       INSERT INTO evaluations (${sql.raw(COLUMNS)}) SELECT ${sql.raw(COLUMNS)} FROM batch
     ), window_rows AS (
-      INSERT INTO customer_transactions (client_id, transaction_id, customer_id, amount_eur, evaluated_at, blocked)
-      SELECT client_id, transaction_id, customer_id, amount_eur, evaluated_at, blocked
+      INSERT INTO customer_transactions (${WINDOW_COLUMNS})
+      SELECT ${WINDOW_COLUMNS}
         FROM json_to_recordset(${JSON.stringify(windowRows(records))}::json) AS t(client_id text, transaction_id text,
           customer_id text, amount_eur double precision, evaluated_at timestamptz, blocked boolean)
       ${WINDOW_UPSERT}
@@ -271,7 +274,7 @@ function rowsStatement(p: RowsParameters, followUps: RawBuilder<unknown>) {
   const windowCte =
     p.window.length > 0
       ? sql`, window_rows AS (
-      INSERT INTO customer_transactions (client_id, transaction_id, customer_id, amount_eur, evaluated_at, blocked)
+      INSERT INTO customer_transactions (${WINDOW_COLUMNS})
       VALUES ${sql.join(p.window.map((w) => sql`(${sql.join(w)})`))}
       ${WINDOW_UPSERT}
     )`
@@ -294,14 +297,12 @@ function rowsStatement(p: RowsParameters, followUps: RawBuilder<unknown>) {
 }
 
 /**
- * Texts of the rows statement without follow-ups, by row and window-row count. Built through
- * Kysely once each, then reused with the parameters laid out directly: building and compiling the
+ * The rows statement without follow-ups, from `texts` (by row and window-row count) once its shape
+ * has been built through Kysely, with the parameters laid out directly: building and compiling the
  * statement per batch made ~12 KB of short-lived objects per evaluation at low load (sampled
  * allocations, 500 evaluations/s), a seventh of all, and a new text to hash for the statement name.
  */
-const rowsTexts = new Map<string, string>();
-
-function rowsQuery(db: Db, p: RowsParameters): CompiledQuery {
+function rowsQuery(db: Db, rowsTexts: Map<string, string>, p: RowsParameters): CompiledQuery {
   const key = `${p.rows.length}:${p.window.length}`;
   const parameters = [...p.head, ...p.rows.flat(), ...p.window.flat()];
   let text = rowsTexts.get(key);
@@ -323,6 +324,7 @@ function rowsQuery(db: Db, p: RowsParameters): CompiledQuery {
  */
 async function writeBatch(
   database: Pick<DatabaseHandle, 'db' | 'executePrepared'>,
+  rowsTexts: Map<string, string>,
   records: EvaluationRecord[],
   links: Link[],
   from: Heads,
@@ -336,7 +338,7 @@ async function writeBatch(
   if (records.length <= MAX_ROWS && to.size === 1) {
     const p = rowsParameters(records, links, from.get(client)!, to.get(client)!);
     await database.executePrepared(
-      withFollowUps ? rowsStatement(p, followUps).compile(database.db) : rowsQuery(database.db, p),
+      withFollowUps ? rowsStatement(p, followUps).compile(database.db) : rowsQuery(database.db, rowsTexts, p),
     );
   } else
     await database.executePrepared(batchStatement(records, links, from, to, followUps).compile(database.db));
@@ -360,6 +362,8 @@ export function createEvaluationsRepo(
 ) {
   const { db } = database;
   const knownHeads: Heads = new Map();
+  /** Texts of the rows statement by shape (see rowsQuery). */
+  const rowsTexts = new Map<string, string>();
   // A client's entry is overwritten when its lane empties, never deleted: a long-lived Map with an
   // entry added and deleted per batch keeps every batch alive across minor GCs (see in-flight.ts).
   const lanes = new Map<string, Promise<void> | undefined>();
@@ -382,7 +386,7 @@ export function createEvaluationsRepo(
       const { links, newHeads } = linkRecords(from, records);
       for (const [c, h] of newHeads) knownHeads.set(c, h);
       try {
-        await writeBatch(database, records, links, from, newHeads);
+        await writeBatch(database, rowsTexts, records, links, from, newHeads);
         return;
       } catch (err) {
         // What the failed batch linked is not stored: read the heads again before the next link.

@@ -158,9 +158,69 @@ const WINDOW_UPSERT = sql`ON CONFLICT (client_id, transaction_id) DO UPDATE
         SET customer_id = excluded.customer_id, amount_eur = excluded.amount_eur,
             evaluated_at = excluded.evaluated_at, blocked = excluded.blocked`;
 
+/** The chain heads a batch moves, as the batch statement takes them (one JSON parameter). */
+function headsJson(from: Heads, to: Heads): string {
+  return JSON.stringify(
+    [...to].map(([client_id, h]) => ({
+      client_id,
+      seq: h.seq,
+      head: h.hash.toString('hex'),
+      prev_seq: from.get(client_id)!.seq,
+      prev_head: from.get(client_id)!.hash.toString('hex'),
+    })),
+  );
+}
+
+/** SQL types of a row's parameters, in rowValues' order (the two hashes are hex text, decoded in SQL). */
+const ROW_TYPES = [
+  'uuid',
+  'text',
+  'text',
+  'text',
+  'text',
+  'text',
+  'timestamptz',
+  'text',
+  'text',
+  'text',
+  'integer',
+  'integer',
+  'boolean',
+  'boolean',
+  'boolean',
+  'text',
+  'text[]',
+  'json',
+  'json',
+  'bigint',
+  'text',
+  'text',
+].map((t) => sql.raw(t));
+
+/** SQL types of a window row's parameters, in windowValues' order. */
+const WINDOW_TYPES = ['text', 'text', 'text', 'double precision', 'timestamptz', 'boolean'].map((t) =>
+  sql.raw(t),
+);
+
+/** `slots` rows of typed parameters: the values given, then rows of NULLs (filtered out by the caller). */
+function slotRows(values: unknown[][], slots: number, types: RawBuilder<unknown>[], hexTail: number) {
+  const empty = types.map(() => null);
+  return sql.join(
+    Array.from({ length: slots }, (_, i) => {
+      const row = values[i] ?? empty;
+      return sql`(${sql.join(
+        row.map((v, j) =>
+          j >= row.length - hexTail ? sql`decode(${v}::text, 'hex')` : sql`${v}::${types[j]!}`,
+        ),
+      )})`;
+    }),
+  );
+}
+
 /**
- * A batch of several evaluations as one statement: the rows and window rows as JSON recordsets,
- * and every client's head moved only from the link the batch was computed on.
+ * A batch of several evaluations as one statement, every client's head moved only from the link
+ * the batch was computed on. The rows and window rows go either as JSON recordsets or, with
+ * `slots`, as that many rows of parameters (see slotsQuery).
  */
 function batchStatement(
   records: EvaluationRecord[],
@@ -168,16 +228,15 @@ function batchStatement(
   from: Heads,
   to: Heads,
   followUps: RawBuilder<unknown>,
+  slots?: number,
 ) {
-  const heads = [...to].map(([client_id, h]) => ({
-    client_id,
-    seq: h.seq,
-    head: h.hash.toString('hex'),
-    prev_seq: from.get(client_id)!.seq,
-    prev_head: from.get(client_id)!.hash.toString('hex'),
-  }));
-  return sql`
-    WITH batch AS (
+  const heads = headsJson(from, to);
+  const batch = slots
+    ? sql`
+      SELECT * FROM (VALUES ${slotRows(rowValues(records, links), slots, ROW_TYPES, 2)})
+          AS x(${sql.raw(COLUMNS)})
+       WHERE x.evaluation_id IS NOT NULL`
+    : sql`
       SELECT evaluation_id, client_id, trigger_type, trigger_entity_type, trigger_entity_id, customer_id,
              evaluated_at, rule_set_version, high_risk_list_date, evaluator_id, rules_evaluated,
              rules_triggered, transaction_blocked, alert_generated, case_created, highest_severity, rule_ids,
@@ -188,7 +247,18 @@ function batchStatement(
         high_risk_list_date text, evaluator_id text, rules_evaluated integer, rules_triggered integer,
         transaction_blocked boolean, alert_generated boolean, case_created boolean,
         highest_severity text, rule_ids text[], request json, response json,
-        chain_seq bigint, prev_hex text, row_hex text)
+        chain_seq bigint, prev_hex text, row_hex text)`;
+  const window = slots
+    ? sql`
+      SELECT * FROM (VALUES ${slotRows(windowValues(records), slots, WINDOW_TYPES, 0)})
+          AS t(${WINDOW_COLUMNS})
+       WHERE t.transaction_id IS NOT NULL`
+    : sql`
+      SELECT ${WINDOW_COLUMNS}
+        FROM json_to_recordset(${JSON.stringify(windowRows(records))}::json) AS t(client_id text, transaction_id text,
+          customer_id text, amount_eur double precision, evaluated_at timestamptz, blocked boolean)`;
+  return sql`
+    WITH batch AS (${batch}
     ), locked AS (
       -- Heads are locked first and in one order, so batches in flight together queue here.
       SELECT client_id FROM audit_chain_heads WHERE client_id = ANY(${[...to.keys()]}::text[])
@@ -201,23 +271,20 @@ function batchStatement(
              head = CASE WHEN h.seq = n.prev_seq AND h.head = decode(n.prev_head, 'hex')
                          THEN decode(n.head, 'hex') ELSE h.head END,
              updated_at = now()
-        FROM json_to_recordset(${JSON.stringify(heads)}::json)
+        FROM json_to_recordset(${heads}::json)
           AS n(client_id text, seq bigint, head text, prev_seq bigint, prev_head text)
        WHERE h.client_id = n.client_id
       RETURNING h.seq = n.seq AND h.head = decode(n.head, 'hex') AS linked
     ), inserted AS (
       INSERT INTO evaluations (${sql.raw(COLUMNS)}) SELECT ${sql.raw(COLUMNS)} FROM batch
     ), window_rows AS (
-      INSERT INTO customer_transactions (${WINDOW_COLUMNS})
-      SELECT ${WINDOW_COLUMNS}
-        FROM json_to_recordset(${JSON.stringify(windowRows(records))}::json) AS t(client_id text, transaction_id text,
-          customer_id text, amount_eur double precision, evaluated_at timestamptz, blocked boolean)
+      INSERT INTO customer_transactions (${WINDOW_COLUMNS})${window}
       ${WINDOW_UPSERT}
     )${followUps}
     -- The locks are taken first (the left operand's subquery runs first), then the heads are moved;
     -- the rows, window and follow-ups are written after the main query.
     SELECT mica_expect_chain_heads(
-      (SELECT count(*) * 0 FROM locked) + (SELECT count(*) FROM heads WHERE linked), ${heads.length}::integer
+      (SELECT count(*) * 0 FROM locked) + (SELECT count(*) FROM heads WHERE linked), ${to.size}::integer
     ) AS linked
   `;
 }
@@ -234,27 +301,37 @@ function rowsParameters(
 ) {
   return {
     head: [to.seq, to.hash.toString('hex'), records[0]!.client_id, from.seq, from.hash.toString('hex')],
-    rows: records.map((r, i) => {
-      const link = links[i]!;
-      const values: unknown[] = SCALARS.map((k) => r[k]);
-      values.push(
-        r.requestJson,
-        r.responseJson,
-        link.seq,
-        link.prev.toString('hex'),
-        link.hash.toString('hex'),
-      );
-      return values;
-    }),
-    window: windowRows(records).map((t) => [
-      t.client_id,
-      t.transaction_id,
-      t.customer_id,
-      t.amount_eur,
-      t.evaluated_at,
-      t.blocked,
-    ]),
+    rows: rowValues(records, links),
+    window: windowValues(records),
   };
+}
+
+/** Each record's values in the order of COLUMNS (the two hashes as hex). */
+function rowValues(records: EvaluationRecord[], links: Link[]): unknown[][] {
+  return records.map((r, i) => {
+    const link = links[i]!;
+    const values: unknown[] = SCALARS.map((k) => r[k]);
+    values.push(
+      r.requestJson,
+      r.responseJson,
+      link.seq,
+      link.prev.toString('hex'),
+      link.hash.toString('hex'),
+    );
+    return values;
+  });
+}
+
+/** The batch's window rows' values in the order of WINDOW_COLUMNS. */
+function windowValues(records: EvaluationRecord[]): unknown[][] {
+  return windowRows(records).map((t) => [
+    t.client_id,
+    t.transaction_id,
+    t.customer_id,
+    t.amount_eur,
+    t.evaluated_at,
+    t.blocked,
+  ]);
 }
 type RowsParameters = ReturnType<typeof rowsParameters>;
 
@@ -302,17 +379,80 @@ function rowsStatement(p: RowsParameters, followUps: RawBuilder<unknown>) {
  * statement per batch made ~12 KB of short-lived objects per evaluation at low load (sampled
  * allocations, 500 evaluations/s), a seventh of all, and a new text to hash for the statement name.
  */
-function rowsQuery(db: Db, rowsTexts: Map<string, string>, p: RowsParameters): CompiledQuery {
+function rowsQuery(db: Db, statementTexts: Map<string, string>, p: RowsParameters): CompiledQuery {
   const key = `${p.rows.length}:${p.window.length}`;
   const parameters = [...p.head, ...p.rows.flat(), ...p.window.flat()];
-  let text = rowsTexts.get(key);
+  let text = statementTexts.get(key);
   if (text === undefined) {
     const compiled = rowsStatement(p, sql``).compile(db);
     // The layout above must be the one the template compiles to, or rows would be written wrong.
     if (!isDeepStrictEqual(compiled.parameters, parameters))
       throw new Error('rows statement: parameters out of the order of its text');
     text = compiled.sql;
-    rowsTexts.set(key, text);
+    statementTexts.set(key, text);
+  }
+  return CompiledQuery.raw(text, parameters);
+}
+
+/** Batches of more than MAX_ROWS and up to this many evaluations go as rows of parameters (see slotsQuery). */
+const MAX_SLOTS = 512;
+
+/** The slots of the statement for a batch of n: the next power of two, at least 16; none past MAX_SLOTS. */
+export function slotsFor(n: number): number | undefined {
+  if (n > MAX_SLOTS) return undefined;
+  let slots = 16;
+  while (slots < n) slots *= 2;
+  return slots;
+}
+
+/**
+ * A larger batch as the batch statement with its rows and window rows as `slots` rows of
+ * parameters, the unused ones NULL and filtered out: the engine binds each value as it is instead
+ * of parsing a JSON document of the whole batch to find them (the embedded engine spent ~45 µs
+ * per evaluation on that alone, of some 65 for the insert). Rounding up to a power of two keeps
+ * the texts to a handful (16 … 512 rows, with and without follow-ups), each prepared once per
+ * session. The text is built through Kysely once per shape, then the parameters are laid out
+ * directly, as rowsQuery does.
+ */
+function slotsQuery(
+  db: Db,
+  texts: Map<string, string>,
+  batch: { records: EvaluationRecord[]; links: Link[]; from: Heads; to: Heads },
+  slots: number,
+  followUps: { cases: NewCase[]; alerts: NewAlert[] } | undefined,
+): CompiledQuery {
+  const { records, links, from, to } = batch;
+  const followUpParameters = followUps
+    ? sql`${followUpCtes(followUps.cases, followUps.alerts)}`.compile(db).parameters
+    : [];
+  const pad = (values: unknown[][], width: number) => {
+    const flat = values.flat();
+    return flat.concat(new Array<null>((slots - values.length) * width).fill(null));
+  };
+  const parameters = [
+    ...pad(rowValues(records, links), ROW_TYPES.length),
+    [...to.keys()],
+    headsJson(from, to),
+    ...pad(windowValues(records), WINDOW_TYPES.length),
+    ...followUpParameters,
+    to.size,
+  ];
+  const key = `slots:${slots}:${followUps ? 'f' : ''}`;
+  let text = texts.get(key);
+  if (text === undefined) {
+    const compiled = batchStatement(
+      records,
+      links,
+      from,
+      to,
+      followUps ? sql`, ${followUpCtes(followUps.cases, followUps.alerts)}` : sql``,
+      slots,
+    ).compile(db);
+    // The layout above must be the one the template compiles to, or rows would be written wrong.
+    if (!isDeepStrictEqual(compiled.parameters, parameters))
+      throw new Error('slots statement: parameters out of the order of its text');
+    text = compiled.sql;
+    texts.set(key, text);
   }
   return CompiledQuery.raw(text, parameters);
 }
@@ -324,7 +464,7 @@ function rowsQuery(db: Db, rowsTexts: Map<string, string>, p: RowsParameters): C
  */
 async function writeBatch(
   database: Pick<DatabaseHandle, 'db' | 'executePrepared'>,
-  rowsTexts: Map<string, string>,
+  statementTexts: Map<string, string>,
   records: EvaluationRecord[],
   links: Link[],
   from: Heads,
@@ -335,10 +475,23 @@ async function writeBatch(
   const withFollowUps = cases.length > 0 || alerts.length > 0;
   const followUps = withFollowUps ? sql`, ${followUpCtes(cases, alerts)}` : sql``;
   const client = records[0]!.client_id;
-  if (records.length <= MAX_ROWS && to.size === 1) {
+  const slots = records.length > MAX_ROWS ? slotsFor(records.length) : undefined;
+  if (slots)
+    await database.executePrepared(
+      slotsQuery(
+        database.db,
+        statementTexts,
+        { records, links, from, to },
+        slots,
+        withFollowUps ? { cases, alerts } : undefined,
+      ),
+    );
+  else if (records.length <= MAX_ROWS && to.size === 1) {
     const p = rowsParameters(records, links, from.get(client)!, to.get(client)!);
     await database.executePrepared(
-      withFollowUps ? rowsStatement(p, followUps).compile(database.db) : rowsQuery(database.db, rowsTexts, p),
+      withFollowUps
+        ? rowsStatement(p, followUps).compile(database.db)
+        : rowsQuery(database.db, statementTexts, p),
     );
   } else
     await database.executePrepared(batchStatement(records, links, from, to, followUps).compile(database.db));
@@ -362,8 +515,8 @@ export function createEvaluationsRepo(
 ) {
   const { db } = database;
   const knownHeads: Heads = new Map();
-  /** Texts of the rows statement by shape (see rowsQuery). */
-  const rowsTexts = new Map<string, string>();
+  /** Texts of the rows and slots statements by shape (see rowsQuery, slotsQuery). */
+  const statementTexts = new Map<string, string>();
   // A client's entry is overwritten when its lane empties, never deleted: a long-lived Map with an
   // entry added and deleted per batch keeps every batch alive across minor GCs (see in-flight.ts).
   const lanes = new Map<string, Promise<void> | undefined>();
@@ -386,7 +539,7 @@ export function createEvaluationsRepo(
       const { links, newHeads } = linkRecords(from, records);
       for (const [c, h] of newHeads) knownHeads.set(c, h);
       try {
-        await writeBatch(database, rowsTexts, records, links, from, newHeads);
+        await writeBatch(database, statementTexts, records, links, from, newHeads);
         return;
       } catch (err) {
         // What the failed batch linked is not stored: read the heads again before the next link.

@@ -5,8 +5,13 @@ import fc from 'fast-check';
 import { sql } from 'kysely';
 import { type OfficerLoad, pickOfficer } from '../../src/domain/cases/assignment.ts';
 import { formatCaseNumber } from '../../src/domain/cases/case-number.ts';
-import { createEvaluationsRepo, type EvaluationRecord } from '../../src/storage/evaluations.repo.ts';
+import {
+  createEvaluationsRepo,
+  type EvaluationRecord,
+  slotsFor,
+} from '../../src/storage/evaluations.repo.ts';
 import { insertFollowUps, type NewCase } from '../../src/storage/follow-ups.repo.ts';
+import { isStorable } from '../../src/storage/storable.ts';
 import { governanceRecord } from '../helpers/audit-records.ts';
 import { startTestApp, type TestApp } from '../helpers/harness.ts';
 
@@ -156,7 +161,8 @@ describe('one-statement batch writes', () => {
     });
 
   // Batches of a few evaluations of one client (what an unsaturated service writes) go as rows of
-  // parameters; larger and mixed-client batches as JSON recordsets.
+  // parameters; from nine to 512, of any clients, as rows padded to a power of two; others
+  // (a few of several clients, or more than 512) as JSON recordsets.
 
   it('a failed single evaluation does not break the chain of those sent after it', async () => {
     const repo = createEvaluationsRepo(t.deps.database, { inOrder: t.deps.database.kind === 'pglite' });
@@ -241,7 +247,7 @@ describe('one-statement batch writes', () => {
     assert.equal((await chainOk('gamma')).ok, true);
   });
 
-  it('large and mixed-client batches (the JSON recordset statement) write and link like small ones', async () => {
+  it('larger and mixed-client batches write and link like small ones', async () => {
     const repo = createEvaluationsRepo(t.deps.database, { inOrder: t.deps.database.kind === 'pglite' });
     const at = new Date();
     const many = Array.from({ length: 12 }, () => governanceRecord('omega', at));
@@ -257,6 +263,162 @@ describe('one-statement batch writes', () => {
       assert.equal(report.ok, true, JSON.stringify(report));
     }
     assert.equal(await storedCount('omega'), 15);
+  });
+
+  it('slots: a batch of n goes as the next power of two of rows (at least 16), none past 512', () => {
+    assert.deepEqual([9, 16, 17, 32, 33, 100, 256, 257, 512, 513, 5000].map(slotsFor), [
+      16,
+      16,
+      32,
+      32,
+      64,
+      128,
+      256,
+      512,
+      512,
+      undefined,
+      undefined,
+    ]);
+  });
+
+  it('batches past eight go as padded rows of parameters: every value stored exactly as given, whatever it holds', async () => {
+    const repo = createEvaluationsRepo(t.deps.database, { inOrder: t.deps.database.kind === 'pglite' });
+    // Storable text (no NUL, no lone surrogate: callers refuse those first), quotes, backslashes,
+    // newlines, commas and braces included; null where a column allows it.
+    const text = fc.string({ unit: 'binary', maxLength: 12 }).filter(isStorable);
+    const optional = fc.option(text, { nil: null });
+    const record = fc.record({
+      client: fc.constantFrom('omega', 'delta'),
+      entity: optional,
+      customer: optional,
+      ruleIds: fc.array(text, { maxLength: 3 }),
+      note: text,
+      amount: fc.option(fc.double({ min: 0, max: 1e9, noNaN: true }), { nil: undefined }),
+      flags: fc.tuple(fc.boolean(), fc.boolean(), fc.boolean()),
+    });
+    await fc.assert(
+      fc.asyncProperty(fc.array(record, { minLength: 9, maxLength: 40 }), async (specs) => {
+        const at = new Date();
+        const records = specs.map((x): EvaluationRecord => {
+          const base = governanceRecord(x.client, at);
+          return {
+            ...base,
+            trigger_entity_id: x.entity,
+            customer_id: x.customer,
+            rule_ids: x.ruleIds,
+            transaction_blocked: x.flags[0],
+            alert_generated: x.flags[1],
+            case_created: x.flags[2],
+            requestJson: JSON.stringify({ note: x.note, customer: x.customer }),
+            customerTransaction:
+              x.amount === undefined || x.customer === null
+                ? undefined
+                : {
+                    transaction_id: `tx-${base.evaluation_id}`,
+                    customer_id: x.customer,
+                    amount_eur: x.amount,
+                    blocked: x.flags[0],
+                  },
+          };
+        });
+        await repo.insertBatch(records);
+        const stored = await sql<{
+          evaluation_id: string;
+          trigger_entity_id: string | null;
+          customer_id: string | null;
+          rule_ids: string[];
+          request: string;
+          flags: boolean[];
+        }>`
+          SELECT evaluation_id::text AS evaluation_id, trigger_entity_id, customer_id, rule_ids,
+                 request::text AS request,
+                 ARRAY[transaction_blocked, alert_generated, case_created] AS flags
+            FROM evaluations WHERE evaluation_id = ANY(${records.map((r) => r.evaluation_id)}::uuid[])`.execute(
+          t.deps.db,
+        );
+        const byId = new Map(stored.rows.map((r) => [r.evaluation_id, r]));
+        for (const r of records) {
+          const row = byId.get(r.evaluation_id);
+          assert.ok(row, `evaluation ${r.evaluation_id} stored`);
+          assert.deepEqual(
+            [row.trigger_entity_id, row.customer_id, row.rule_ids, row.request, row.flags],
+            [
+              r.trigger_entity_id,
+              r.customer_id,
+              r.rule_ids,
+              r.requestJson,
+              [r.transaction_blocked, r.alert_generated, r.case_created],
+            ],
+          );
+        }
+        const windows = records.flatMap((r) => (r.customerTransaction ? [r.customerTransaction] : []));
+        const amounts = await sql<{ transaction_id: string; amount_eur: number; customer_id: string }>`
+          SELECT transaction_id, amount_eur, customer_id FROM customer_transactions
+           WHERE transaction_id = ANY(${windows.map((w) => w.transaction_id)}::text[])`.execute(t.deps.db);
+        assert.deepEqual(
+          amounts.rows
+            .map((w) => [w.transaction_id, Number(w.amount_eur), w.customer_id])
+            .sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
+          windows
+            .map((w) => [w.transaction_id, w.amount_eur, w.customer_id])
+            .sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
+        );
+      }),
+      { numRuns: 15 },
+    );
+    for (const client of ['omega', 'delta']) {
+      const report = await chainOk(client);
+      assert.equal(report.ok, true, JSON.stringify(report));
+    }
+  });
+
+  it('padded batches open their cases and alerts; past 512 a batch goes as JSON recordsets', async () => {
+    const repo = createEvaluationsRepo(t.deps.database, { inOrder: t.deps.database.kind === 'pglite' });
+    const at = new Date();
+    const iso = at.toISOString();
+    const withCase = (client: string): EvaluationRecord => {
+      const record = governanceRecord(client, at);
+      const opened = { ...newCase(client, iso), evaluation_id: record.evaluation_id };
+      record.followUps = {
+        case: opened,
+        alert: {
+          id: randomUUID(),
+          client_id: client,
+          severity: 'high',
+          source: 'evaluation',
+          event: 'periodic',
+          vendor_object_id: null,
+          customer_id: null,
+          transaction_id: null,
+          evaluation_id: record.evaluation_id,
+          case_id: opened.id,
+          rule_ids: [],
+          due_at: iso,
+          created_at: iso,
+          payload: null,
+          headers: null,
+          actor: 'test',
+        },
+      };
+      return record;
+    };
+    const before = await storedCount('delta');
+    const batch = [
+      ...Array.from({ length: 20 }, () => governanceRecord('delta', at)),
+      withCase('delta'),
+      withCase('omega'),
+    ];
+    await repo.insertBatch(batch);
+    const opened = await sql<{ n: number }>`
+      SELECT count(*)::int AS n FROM cases c JOIN alerts a ON a.case_id = c.id
+       WHERE c.evaluation_id = ANY(${batch.map((r) => r.evaluation_id)}::uuid[])`.execute(t.deps.db);
+    assert.equal(Number(opened.rows[0]!.n), 2);
+    await repo.insertBatch(Array.from({ length: 513 }, () => governanceRecord('delta', at)));
+    assert.equal(await storedCount('delta'), before + 21 + 513);
+    for (const client of ['omega', 'delta']) {
+      const report = await chainOk(client);
+      assert.equal(report.ok, true, JSON.stringify(report));
+    }
   });
 
   it('the last of several evaluations of one transaction in a batch sets its window row', async () => {

@@ -102,6 +102,12 @@ describe('one-statement batch writes', () => {
   });
 
   const chainOk = (clientId: string) => t.deps.auditChain.verify(clientId);
+  const assertChainsIntact = async (...clients: string[]) => {
+    for (const client of clients) {
+      const report = await chainOk(client);
+      assert.equal(report.ok, true, JSON.stringify(report));
+    }
+  };
   const storedCount = async (clientId: string) =>
     Number(
       (
@@ -258,10 +264,7 @@ describe('one-statement batch writes', () => {
       governanceRecord('omega', at),
     ]);
     await repo.insertBatch([governanceRecord('omega', at)]);
-    for (const client of ['omega', 'delta']) {
-      const report = await chainOk(client);
-      assert.equal(report.ok, true, JSON.stringify(report));
-    }
+    await assertChainsIntact('omega', 'delta');
     assert.equal(await storedCount('omega'), 15);
   });
 
@@ -366,10 +369,7 @@ describe('one-statement batch writes', () => {
       }),
       { numRuns: 15 },
     );
-    for (const client of ['omega', 'delta']) {
-      const report = await chainOk(client);
-      assert.equal(report.ok, true, JSON.stringify(report));
-    }
+    await assertChainsIntact('omega', 'delta');
   });
 
   it('padded batches open their cases and alerts; past 512 a batch goes as JSON recordsets', async () => {
@@ -415,10 +415,7 @@ describe('one-statement batch writes', () => {
     assert.equal(Number(opened.rows[0]!.n), 2);
     await repo.insertBatch(Array.from({ length: 513 }, () => governanceRecord('delta', at)));
     assert.equal(await storedCount('delta'), before + 21 + 513);
-    for (const client of ['omega', 'delta']) {
-      const report = await chainOk(client);
-      assert.equal(report.ok, true, JSON.stringify(report));
-    }
+    await assertChainsIntact('omega', 'delta');
   });
 
   it('the last of several evaluations of one transaction in a batch sets its window row', async () => {

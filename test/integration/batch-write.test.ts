@@ -372,7 +372,7 @@ describe('one-statement batch writes', () => {
     await assertChainsIntact('omega', 'delta');
   });
 
-  it('padded batches open their cases and alerts; past 512 a batch goes as JSON recordsets', async () => {
+  it('padded batches open their cases and alerts, up to 512; past 512 a batch goes as JSON recordsets', async () => {
     const repo = createEvaluationsRepo(t.deps.database, { inOrder: t.deps.database.kind === 'pglite' });
     const at = new Date();
     const iso = at.toISOString();
@@ -413,8 +413,10 @@ describe('one-statement batch writes', () => {
       SELECT count(*)::int AS n FROM cases c JOIN alerts a ON a.case_id = c.id
        WHERE c.evaluation_id = ANY(${batch.map((r) => r.evaluation_id)}::uuid[])`.execute(t.deps.db);
     assert.equal(Number(opened.rows[0]!.n), 2);
+    // The largest padded statement (512 rows of 22 parameters and 512 window rows of 6), then the JSON path.
+    await repo.insertBatch(Array.from({ length: 300 }, () => governanceRecord('delta', at)));
     await repo.insertBatch(Array.from({ length: 513 }, () => governanceRecord('delta', at)));
-    assert.equal(await storedCount('delta'), before + 21 + 513);
+    assert.equal(await storedCount('delta'), before + 21 + 300 + 513);
     await assertChainsIntact('omega', 'delta');
   });
 

@@ -21,6 +21,40 @@ export interface Settings {
   cpuProfile: boolean;
 }
 
+/** Audit batches committed in a window: how many, how many evaluations, how many held eight or fewer. */
+export interface BatchStats {
+  batches: number;
+  evaluations: number;
+  upTo8: number;
+}
+
+/** The audit batch-size histogram's totals from a /metrics text (undefined when it has none). */
+export function batchTotals(metrics: string): BatchStats | undefined {
+  const value = (re: RegExp) => Number(re.exec(metrics)?.[1] ?? Number.NaN);
+  const totals = {
+    batches: value(/^mica_audit_batch_size_count (\d+)/m),
+    evaluations: value(/^mica_audit_batch_size_sum (\d+)/m),
+    upTo8: value(/^mica_audit_batch_size_bucket\{le="8"\} (\d+)/m),
+  };
+  return Object.values(totals).every(Number.isFinite) ? totals : undefined;
+}
+
+/** What was committed between two readings of batchTotals. */
+export function batchesBetween(a: BatchStats | undefined, b: BatchStats | undefined): BatchStats | undefined {
+  if (!a || !b) return undefined;
+  return {
+    batches: b.batches - a.batches,
+    evaluations: b.evaluations - a.evaluations,
+    upTo8: b.upTo8 - a.upTo8,
+  };
+}
+
+/** "1,324 batches, 18.2 evaluations each on average, 31 % of them ≤ 8". */
+export function batchCell(s: BatchStats | undefined): string {
+  if (!s || s.batches === 0) return 'n/a';
+  return `${s.batches.toLocaleString('en-US')} batches, ${(s.evaluations / s.batches).toFixed(1)} evaluations each on average, ${Math.round((100 * s.upTo8) / s.batches)} % of them ≤ 8`;
+}
+
 export interface TargetResult {
   name: 'baseline' | 'embedded' | 'postgres';
   skipped?: string;
@@ -32,6 +66,9 @@ export interface TargetResult {
   closedCpu?: CpuUse;
   /** PostgreSQL sessions by state during the closed loop. */
   closedWaits?: WaitProfile;
+  /** Audit batches committed during the closed loop and the paced run (from /metrics). */
+  closedBatches?: BatchStats;
+  pacedBatches?: BatchStats;
   paced?: PacedResult;
   pacedCpu?: CpuUse;
   warmupNon2xx?: number;
@@ -370,6 +407,8 @@ export function writeResults(
     );
     w(`| non-2xx / errors / timeouts | ${closedM} | ${i(c.non2xx)} / ${i(c.errors)} / ${i(c.timeouts)} |`);
     if (r.closedCpu) w(`| CPU | ${closedM} | ${cpuText(r.closedCpu, pg)} |`);
+    if (r.closedBatches)
+      w(`| audit batches committed (group commit) | ${closedM} | ${batchCell(r.closedBatches)} |`);
     if (r.closedWaits?.samples)
       w(
         `| PostgreSQL sessions of the server, by state — statement (average number over ${i(r.closedWaits.samples)} samples of pg_stat_activity) | ${closedM} | ${Object.entries(
@@ -396,6 +435,8 @@ export function writeResults(
       `| sent late (> ${p.lateMs} ms) / queued / send lag p99, max / achieved send rate | ${pacedM} | ${i(p.late)} / ${i(p.queued)} / ${f(p.sendLag.p99, 2)}, ${f(p.sendLag.max, 2)} ms / ${f(p.sentRate, 0)} req/s |`,
     );
     if (r.pacedCpu) w(`| CPU | ${pacedM} | ${cpuText(r.pacedCpu, pg)} |`);
+    if (r.pacedBatches)
+      w(`| audit batches committed (group commit) | ${pacedM} | ${batchCell(r.pacedBatches)} |`);
     if (r.warmupNon2xx) w(`| non-2xx + errors during the warm-ups | both warm-ups | ${i(r.warmupNon2xx)} |`);
     if (r.memory)
       w(

@@ -37,7 +37,14 @@ import {
   waitHealthy,
   waitListening,
 } from './processes.ts';
-import { machineInfo, type Settings, type TargetResult, writeResults } from './report.ts';
+import {
+  batchesBetween,
+  batchTotals,
+  machineInfo,
+  type Settings,
+  type TargetResult,
+  writeResults,
+} from './report.ts';
 
 const settings: Settings = {
   durationS: num('BENCH_DURATION', 10),
@@ -65,6 +72,14 @@ interface Server {
   /** Starts sampling the database sessions' wait events (PostgreSQL only). */
   sampleWaits?: () => { stop: () => Promise<WaitProfile> };
   cleanup?: () => void;
+}
+
+/** The audit batch-size totals of a server from /metrics (none for the baseline, which has no /metrics). */
+async function auditBatches(origin: string) {
+  const text = await fetch(`${origin}/metrics`)
+    .then((r) => (r.ok ? r.text() : ''))
+    .catch(() => '');
+  return batchTotals(text);
 }
 
 async function startBaseline(): Promise<Server> {
@@ -226,9 +241,11 @@ async function measure(name: TargetResult['name'], start: () => Promise<Server>)
       );
     log(`${name}: closed loop ${settings.durationS}s with ${settings.connections} connections`);
     const waits = srv.sampleWaits?.();
+    const b0 = await auditBatches(srv.origin);
     const c0 = cpuSnapshot(srv.child.pid, withPostgres);
     const closedRun = await runClosedLoop({ ...closedOpts, durationS: settings.durationS });
     const c1 = cpuSnapshot(srv.child.pid, withPostgres);
+    result.closedBatches = batchesBetween(b0, await auditBatches(srv.origin));
     result.closedWaits = await waits?.stop();
     for (const r of [warm, closedRun]) {
       answered += r.ok;
@@ -254,9 +271,11 @@ async function measure(name: TargetResult['name'], start: () => Promise<Server>)
       collectIds: true,
     };
     const pacedWarm = await runPaced({ ...pacedOpts, durationS: settings.pacedWarmupS });
+    const b1 = await auditBatches(srv.origin);
     const p0 = cpuSnapshot(srv.child.pid, withPostgres);
     const paced: PacedResult = await runPaced({ ...pacedOpts, durationS: settings.durationS });
     const p1 = cpuSnapshot(srv.child.pid, withPostgres);
+    result.pacedBatches = batchesBetween(b1, await auditBatches(srv.origin));
     for (const r of [pacedWarm, paced]) {
       answered += r.ok;
       unanswered += r.errors;

@@ -1,6 +1,7 @@
 import { AppError } from '../errors.ts';
 import type { ClientRow, ClientsRepo } from '../storage/clients.repo.ts';
 import type { OperatorAuditRepo } from '../storage/operator-audit.repo.ts';
+import { createTtlLookup } from './ttl-lookup.ts';
 
 const CLIENT_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 
@@ -12,7 +13,10 @@ export function createClientsService(deps: {
   /** Checks settings before they are stored; throws with a message on a bad value. */
   validateSettings: (settings: Record<string, unknown>) => void;
 }) {
-  const cache = new Map<string, { row: ClientRow | undefined; until: number }>();
+  const cache = createTtlLookup<string, ClientRow | undefined>({
+    ttlMs: deps.cacheMs,
+    load: (clientId) => deps.clients.get(clientId),
+  });
   return {
     async create(
       clientId: string,
@@ -50,13 +54,8 @@ export function createClientsService(deps: {
       cache.delete(clientId);
       return { client_id: clientId, settings };
     },
-    async get(clientId: string): Promise<ClientRow | undefined> {
-      const t = Date.now();
-      const hit = cache.get(clientId);
-      if (hit && hit.until > t) return hit.row;
-      const row = await deps.clients.get(clientId);
-      if (deps.cacheMs > 0) cache.set(clientId, { row, until: t + deps.cacheMs });
-      return row;
+    get(clientId: string): Promise<ClientRow | undefined> {
+      return cache.get(clientId);
     },
     /** Adds a compliance officer to whom the client's new cases are assigned. */
     async addOfficer(clientId: string, officer: string, actor: string) {

@@ -4,6 +4,7 @@ import { AppError } from '../errors.ts';
 import type { ClientsRepo } from '../storage/clients.repo.ts';
 import type { KeyRow, KeysRepo } from '../storage/keys.repo.ts';
 import type { OperatorAuditRepo } from '../storage/operator-audit.repo.ts';
+import { createTtlLookup } from './ttl-lookup.ts';
 
 export type Environment = 'live' | 'sandbox';
 export type Role = 'standard' | 'admin';
@@ -60,19 +61,12 @@ export function createKeysService(deps: {
   cacheMs: number;
 }) {
   const now = deps.now ?? (() => new Date());
-  const cache = new Map<string, { row: KeyRow | undefined; until: number }>();
-
-  async function lookup(hash: string): Promise<KeyRow | undefined> {
-    const t = Date.now();
-    const hit = cache.get(hash);
-    if (hit && hit.until > t) return hit.row;
-    const row = await deps.keys.byHash(hash);
-    if (deps.cacheMs > 0) {
-      if (cache.size > 10_000) cache.clear();
-      cache.set(hash, { row, until: t + deps.cacheMs });
-    }
-    return row;
-  }
+  // Unknown keys are cached too (as undefined), so guessing keys costs the store no more than using one.
+  const cache = createTtlLookup<string, KeyRow | undefined>({
+    ttlMs: deps.cacheMs,
+    load: (hash) => deps.keys.byHash(hash),
+  });
+  const lookup = (hash: string) => cache.get(hash);
 
   return {
     async create(

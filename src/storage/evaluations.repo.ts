@@ -473,7 +473,8 @@ async function writeBatch(
   const cases = records.flatMap((r) => (r.followUps?.case ? [r.followUps.case] : []));
   const alerts = records.flatMap((r) => (r.followUps?.alert ? [r.followUps.alert] : []));
   const withFollowUps = cases.length > 0 || alerts.length > 0;
-  const followUps = withFollowUps ? sql`, ${followUpCtes(cases, alerts)}` : sql``;
+  // Built only for the statements compiled per batch (the slots statement lays out its own).
+  const followUps = () => (withFollowUps ? sql`, ${followUpCtes(cases, alerts)}` : sql``);
   const client = records[0]!.client_id;
   const slots = records.length > MAX_ROWS ? slotsFor(records.length) : undefined;
   if (slots)
@@ -490,11 +491,13 @@ async function writeBatch(
     const p = rowsParameters(records, links, from.get(client)!, to.get(client)!);
     await database.executePrepared(
       withFollowUps
-        ? rowsStatement(p, followUps).compile(database.db)
+        ? rowsStatement(p, followUps()).compile(database.db)
         : rowsQuery(database.db, statementTexts, p),
     );
   } else
-    await database.executePrepared(batchStatement(records, links, from, to, followUps).compile(database.db));
+    await database.executePrepared(
+      batchStatement(records, links, from, to, followUps()).compile(database.db),
+    );
 }
 
 /** Attempts at a batch whose chain heads keep moving under it (other instances writing the same client). */

@@ -24,7 +24,7 @@ export function createTtlLookup<K, V>(opts: {
 }) {
   const now = opts.now ?? Date.now;
   const maxEntries = opts.maxEntries ?? 10_000;
-  const entries = new Map<K, { value: V; until: number }>();
+  const entries = new Map<K, { value: V; until: number; refreshing: boolean }>();
   const loading = new Map<K, Promise<V>>();
   /** Bumped by every invalidation; a load from an older generation does not store its value. */
   let generation = 0;
@@ -35,7 +35,7 @@ export function createTtlLookup<K, V>(opts: {
     const load = opts.load(key).then((value) => {
       if (loadedIn === generation && opts.ttlMs > 0) {
         if (entries.size >= maxEntries && !entries.has(key)) entries.clear();
-        entries.set(key, { value, until: began + opts.ttlMs });
+        entries.set(key, { value, until: began + opts.ttlMs, refreshing: false });
       }
       return value;
     });
@@ -53,7 +53,12 @@ export function createTtlLookup<K, V>(opts: {
       const t = now();
       const hit = entries.get(key);
       if (hit && hit.until > t) {
-        if (hit.until - t < opts.ttlMs / 4 && !loading.has(key)) start(key).catch(() => {});
+        // One background reload per value: if it fails (store down), the value simply expires,
+        // rather than every later read starting another load.
+        if (!hit.refreshing && hit.until - t < opts.ttlMs / 4 && !loading.has(key)) {
+          hit.refreshing = true;
+          start(key).catch(() => {});
+        }
         return Promise.resolve(hit.value);
       }
       return loading.get(key) ?? start(key);

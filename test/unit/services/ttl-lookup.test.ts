@@ -59,6 +59,26 @@ describe('ttl lookup (auth and client caches)', () => {
     assert.equal(calls.length, 2);
   });
 
+  it('a failed background reload is not retried on every read: the value is served until it expires', async () => {
+    let t = 0;
+    const { calls, load } = manualLoads<number>();
+    const cache = createTtlLookup({ ttlMs: 1000, load, now: () => t });
+    const first = cache.get('k');
+    calls[0]!.resolve(1);
+    await first;
+    t = 800;
+    assert.equal(await cache.get('k'), 1);
+    calls[1]!.reject(new Error('store down'));
+    await tick();
+    for (let i = 0; i < 5; i++) assert.equal(await cache.get('k'), 1);
+    assert.equal(calls.length, 2, 'no reload per read while the store is down');
+    t = 1000;
+    const expired = cache.get('k');
+    assert.equal(calls.length, 3);
+    calls[2]!.resolve(2);
+    assert.equal(await expired, 2);
+  });
+
   it('a failed load rejects its waiters and caches nothing; the next read loads again', async () => {
     const { calls, load } = manualLoads<number>();
     const cache = createTtlLookup({ ttlMs: 1000, load, now: () => 0 });

@@ -25,7 +25,7 @@ export function tablesToAnalyze(
   const grown = tables
     .filter((t) => t.pages > 0 && (t.reltuples < 0 || t.pages >= t.relpages * (1 + GROWTH) + MIN_PAGES))
     .map((t) => ({ ...t, growth: t.reltuples < 0 ? Number.POSITIVE_INFINITY : t.pages / (t.relpages + 1) }))
-    .sort((a, b) => b.growth - a.growth || a.name.localeCompare(b.name));
+    .sort((a, b) => b.growth - a.growth || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const large = grown.find((t) => t.pages >= SMALL_PAGES);
   return grown.filter((t) => t === large || t.pages < SMALL_PAGES).map((t) => t.name);
 }

@@ -8,6 +8,7 @@ import * as m005 from './005-webhooks.ts';
 import * as m006 from './006-app-role.ts';
 import * as m008 from './008-officer-open-cases.ts';
 import * as m009 from './009-chain-head-check.ts';
+import * as m010 from './010-audit-column-statistics.ts';
 
 /** Migrations are compiled in, so a fresh clone migrates without reading a folder at run time. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -19,6 +20,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '006-app-role': m006,
   '008-officer-open-cases': m008,
   '009-chain-head-check': m009,
+  '010-audit-column-statistics': m010,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -14,8 +14,11 @@ const t = (name: string, relpages: number, reltuples: number, pages: number) => 
   pages,
 });
 
-test('never-analyzed tables with rows are analyzed; empty ones are not', () => {
-  assert.deepEqual(tablesToAnalyze([t('a', 0, -1, 3), t('b', 0, -1, 0)]), ['a']);
+test('never-analyzed tables are analyzed once they have four pages; smaller and empty ones are not', () => {
+  assert.deepEqual(
+    tablesToAnalyze([t('a', 0, -1, 4), t('b', 0, -1, 3), t('c', 0, -1, 1), t('d', 0, -1, 0)]),
+    ['a'],
+  );
 });
 
 test('a table is analyzed again once it has doubled and grown by at least four pages', () => {
@@ -34,7 +37,8 @@ test('one large table per round, the most grown first; small tables go along', (
     t('large_slow', 1000, 5e4, 2500),
     t('large_fast', 1000, 5e4, 4000),
     t('large_new', 0, -1, 200),
-    t('small_new', 0, -1, 2),
+    t('small_new', 0, -1, 4),
+    t('too_small_new', 0, -1, 3),
     t('small_grown', 5, 100, 20),
     t('small_same', 5, 100, 5),
   ];

@@ -71,8 +71,14 @@ export function createVendors(
   const shared = Boolean(config.REDIS_URL) && clients.length > 0;
   const store = shared ? createRedisBreakerStore(config.REDIS_URL!) : createMemoryBreakerStore();
   // One breaker guards one endpoint: instances calling the same URL share it, other URLs do not.
-  const keyOf = (name: VendorName) =>
-    `mica:breaker:${name}:${sha256Hex(configured[name][0] ?? '').slice(0, 16)}`;
+  // Worked out once: a screening admits all three breakers and settles each, six hashes otherwise.
+  const breakerKeys = new Map(
+    VENDOR_NAMES.map((name) => [
+      name,
+      `mica:breaker:${name}:${sha256Hex(configured[name][0] ?? '').slice(0, 16)}`,
+    ]),
+  );
+  const keyOf = (name: VendorName) => breakerKeys.get(name)!;
   const breakers = createBreakers({
     names: VENDOR_NAMES,
     keyOf,

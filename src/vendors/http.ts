@@ -1,4 +1,4 @@
-import { type Dispatcher, request } from 'undici';
+import type { Dispatcher } from 'undici';
 import type { CallOutcome } from './breaker.ts';
 
 /** A vendor call that produced no usable answer; `outcome` is what it means to the breaker. */
@@ -13,15 +13,9 @@ export class VendorCallError extends Error {
 }
 
 /** Vendor answers are small; anything larger is a broken or hostile endpoint. */
-const MAX_BODY_CHARS = 4 * 1024 * 1024;
+export const MAX_BODY_BYTES = 4 * 1024 * 1024;
 
-/**
- * One HTTP call to a vendor, aborted after `timeoutMs` (headers and body together). Returns the
- * parsed JSON, or null for a 404 when the vendor uses it for "no data". Failures (count against
- * the breaker): network errors, timeouts, 5xx, 429, other non-2xx answers, bodies that are not
- * JSON. Neutral (the vendor is up but refused this request): any other 4xx.
- */
-export async function callVendor(opts: {
+export interface VendorCall {
   vendor: string;
   dispatcher: Dispatcher;
   method: 'GET' | 'POST';
@@ -30,62 +24,103 @@ export async function callVendor(opts: {
   body?: unknown;
   timeoutMs: number;
   notFoundIsNoData?: boolean;
-}): Promise<unknown> {
-  // A timer and a controller, not AbortSignal.timeout(): Node keeps every timeout signal that has
-  // an abort listener in one long-lived Set and deletes it again when the call is over, and a
-  // long-lived Set with an entry added and deleted per call keeps every call's objects alive
-  // across minor GCs (see storage/in-flight.ts).
-  const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(), opts.timeoutMs);
-  try {
-    return await callWithin(opts, controller.signal);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
-/** The call itself, aborted through `signal`. */
-async function callWithin(opts: Parameters<typeof callVendor>[0], signal: AbortSignal): Promise<unknown> {
-  const { vendor } = opts;
-  const fail = (message: string) => new VendorCallError(vendor, message, 'failure');
-  const describe = (err: unknown) =>
-    signal.aborted
-      ? `no answer within ${opts.timeoutMs} ms`
-      : `network error (${(err as { code?: string }).code ?? (err as Error).message})`;
-  let res: Dispatcher.ResponseData;
-  try {
-    res = await request(opts.url, {
-      method: opts.method,
-      headers: {
-        accept: 'application/json',
-        ...(opts.body === undefined ? {} : { 'content-type': 'application/json' }),
-        ...opts.headers,
-      },
-      body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
-      signal,
-      dispatcher: opts.dispatcher,
-    });
-  } catch (err) {
-    throw fail(describe(err));
-  }
-  const status = res.statusCode;
-  let text: string;
-  try {
-    if (status < 200 || status >= 300) {
-      await res.body.dump();
-    } else {
-      text = await res.body.text();
+/**
+ * One HTTP call to a vendor, aborted after `timeoutMs` (connection, headers and body together).
+ * Returns the parsed JSON, or null for a 404 when the vendor uses it for "no data". Failures
+ * (count against the breaker): network errors, timeouts, 5xx, 429, other non-2xx answers, bodies
+ * that are not JSON or larger than MAX_BODY_BYTES. Neutral (the vendor is up but refused this
+ * request): any other 4xx.
+ *
+ * Through undici's dispatch() with a handler of our own rather than request(): a screening makes
+ * three of these, and request() wraps each answer in a stream and needs an AbortSignal (whose
+ * listeners Node keeps in a long-lived set, see storage/in-flight.ts). Measured on the 2-core
+ * machine against a local server, client and server CPU per call: 80 µs with request(), 48 µs.
+ */
+export function callVendor(call: VendorCall): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const { vendor } = call;
+    let settled = false;
+    let controller: Dispatcher.DispatchController | undefined;
+    let status = 0;
+    let size = 0;
+    const chunks: Buffer[] = [];
+
+    const finish = (outcome: () => unknown) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      try {
+        resolve(outcome());
+      } catch (err) {
+        reject(err);
+      }
+    };
+    const fail = (message: string) => () => {
+      throw new VendorCallError(vendor, message, 'failure');
+    };
+    const stop = (message: string) => {
+      finish(fail(message));
+      controller?.abort(new Error(message));
+    };
+    const timer = setTimeout(() => stop(`no answer within ${call.timeoutMs} ms`), call.timeoutMs);
+
+    let target: URL;
+    try {
+      target = new URL(call.url);
+    } catch {
+      return finish(fail('invalid vendor URL'));
     }
-  } catch (err) {
-    throw fail(describe(err));
-  }
-  if (status === 404 && opts.notFoundIsNoData) return null;
+    call.dispatcher.dispatch(
+      {
+        origin: target.origin,
+        path: target.pathname + target.search,
+        method: call.method,
+        headers: {
+          accept: 'application/json',
+          ...(call.body === undefined ? {} : { 'content-type': 'application/json' }),
+          ...call.headers,
+        },
+        body: call.body === undefined ? undefined : JSON.stringify(call.body),
+      },
+      {
+        onRequestStart(c) {
+          controller = c;
+          // Timed out while waiting for a connection: nothing more is wanted from this call.
+          if (settled) c.abort(new Error('call abandoned'));
+        },
+        onResponseStart(_c, statusCode) {
+          status = statusCode;
+        },
+        onResponseData(_c, chunk) {
+          if (settled) return;
+          size += chunk.length;
+          if (size > MAX_BODY_BYTES) return stop('answer too large');
+          // Only a 2xx body is read; others are drained and dropped.
+          if (status >= 200 && status < 300) chunks.push(chunk);
+        },
+        onResponseEnd() {
+          finish(() => interpret(call, status, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
+        },
+        onResponseError(_c, err) {
+          finish(fail(`network error (${(err as { code?: string }).code ?? err.message})`));
+        },
+      },
+    );
+  });
+}
+
+/** What a complete answer means: the rules of callVendor's comment, in order. */
+function interpret(call: VendorCall, status: number, body: Buffer): unknown {
+  const fail = (message: string) => new VendorCallError(call.vendor, message, 'failure');
+  if (status === 404 && call.notFoundIsNoData) return null;
   if (status === 429 || status >= 500) throw fail(`HTTP ${status}`);
-  if (status >= 400) throw new VendorCallError(vendor, `refused the request (HTTP ${status})`, 'neutral');
+  if (status >= 400)
+    throw new VendorCallError(call.vendor, `refused the request (HTTP ${status})`, 'neutral');
   if (status < 200 || status >= 300) throw fail(`unexpected HTTP ${status}`);
-  if (text!.length > MAX_BODY_CHARS) throw fail('answer too large');
   try {
-    return JSON.parse(text!);
+    return JSON.parse(body.toString('utf8'));
   } catch {
     throw fail('answer is not JSON');
   }

@@ -58,37 +58,104 @@ export function createDbWindowStore(deps: {
 }
 
 /** Longest window a client can configure, plus a day: older entries are dropped from memory. */
-const KEEP_MS = 366 * 86_400_000;
+export const KEEP_MS = 366 * 86_400_000;
+const DAY_MS = 86_400_000;
+
+/** A transaction as held in memory, with where it is filed: its customer and its UTC day. */
+interface Entry {
+  readonly id: string;
+  readonly custKey: string;
+  readonly day: number;
+  readonly amount: number;
+  readonly at: number;
+  readonly blocked: boolean;
+}
+/** One UTC day of a customer: its transactions, and the sum of those not blocked. */
+interface Day {
+  readonly entries: Map<string, Entry>;
+  sum: number;
+}
+
+/** The day's sum, added in the order the transactions were filed (as appending does). */
+function sumOf(day: Day, leaveOut?: string): number {
+  let sum = 0;
+  for (const e of day.entries.values()) if (!e.blocked && e.id !== leaveOut) sum += e.amount;
+  return sum;
+}
 
 /**
  * Sums in memory, loaded once from the database and then kept up to date by this process. Only
  * for a store that this process alone writes (the embedded store admits one process), where it
  * takes the per-request read off the single database connection.
+ *
+ * Each customer's transactions are filed by UTC day with the day's sum kept, so a sum reads one
+ * figure per day of the window plus the transactions of the day it starts in, however many
+ * transactions the customer has (a year of an active customer's history was read in full before,
+ * on every evaluation). A day's sum is recomputed, not adjusted, when a transaction leaves it, so
+ * replacing amounts never accumulates rounding.
  */
 export function createMemoryWindowStore(deps: {
   load: (since: Date) => Promise<WindowTransaction[]>;
+  now?: () => number;
 }): WindowStore {
-  const byCustomer = new Map<string, Map<string, { amount: number; at: number; blocked: boolean }>>();
-  const customerOfTx = new Map<string, string>();
+  const now = deps.now ?? Date.now;
+  const byCustomer = new Map<string, Map<number, Day>>();
+  const byTransaction = new Map<string, Entry>();
   let loading: Promise<void> | undefined;
+
+  function unfile(e: Entry): void {
+    const days = byCustomer.get(e.custKey);
+    const day = days?.get(e.day);
+    if (!day?.entries.delete(e.id)) return;
+    if (day.entries.size === 0) days!.delete(e.day);
+    else day.sum = sumOf(day);
+  }
 
   function apply(tx: WindowTransaction): void {
     const txKey = `${tx.client_id}\u0000${tx.transaction_id}`;
     const custKey = `${tx.client_id}\u0000${tx.customer_id}`;
-    const previous = customerOfTx.get(txKey);
-    if (previous && previous !== custKey) byCustomer.get(previous)?.delete(tx.transaction_id);
-    customerOfTx.set(txKey, custKey);
-    let txs = byCustomer.get(custKey);
-    if (!txs) {
-      txs = new Map();
-      byCustomer.set(custKey, txs);
+    const at = tx.evaluated_at.getTime();
+    const entry: Entry = {
+      id: tx.transaction_id,
+      custKey,
+      day: Math.floor(at / DAY_MS),
+      amount: tx.amount_eur,
+      at,
+      blocked: tx.blocked,
+    };
+    // A re-evaluated transaction replaces its earlier amount (and may have moved customer or day).
+    const previous = byTransaction.get(txKey);
+    if (previous) unfile(previous);
+    byTransaction.set(txKey, entry);
+    let days = byCustomer.get(custKey);
+    if (!days) {
+      days = new Map();
+      byCustomer.set(custKey, days);
     }
-    txs.set(tx.transaction_id, { amount: tx.amount_eur, at: tx.evaluated_at.getTime(), blocked: tx.blocked });
+    let day = days.get(entry.day);
+    if (!day) {
+      day = { entries: new Map(), sum: 0 };
+      days.set(entry.day, day);
+    }
+    day.entries.set(entry.id, entry);
+    // Filed last, so adding it gives what recomputing the day would (its earlier version is unfiled).
+    if (!entry.blocked) day.sum += entry.amount;
+  }
+
+  /** Drops the customer's days that no window can reach any more. */
+  function expire(clientId: string, days: Map<number, Day>): void {
+    const oldest = Math.floor((now() - KEEP_MS) / DAY_MS);
+    for (const [n, day] of days) {
+      if (n >= oldest) continue;
+      for (const id of day.entries.keys()) byTransaction.delete(`${clientId}\u0000${id}`);
+      days.delete(n);
+    }
   }
 
   function ready(): Promise<void> {
-    loading ??= deps.load(new Date(Date.now() - KEEP_MS)).then((rows) => {
-      for (const r of rows) apply(r);
+    loading ??= deps.load(new Date(now() - KEEP_MS)).then((rows) => {
+      // A transaction committed by this process while the history loaded is newer than its row there.
+      for (const r of rows) if (!byTransaction.has(`${r.client_id}\u0000${r.transaction_id}`)) apply(r);
     });
     return loading;
   }
@@ -96,16 +163,21 @@ export function createMemoryWindowStore(deps: {
   return {
     async priorSum(clientId, customerId, since, exclude) {
       await ready();
-      const txs = byCustomer.get(`${clientId}\u0000${customerId}`);
-      if (!txs) return 0;
+      const custKey = `${clientId}\u0000${customerId}`;
+      const days = byCustomer.get(custKey);
+      if (!days) return 0;
+      expire(clientId, days);
       const sinceMs = since.getTime();
-      const expired = Date.now() - KEEP_MS;
+      const sinceDay = Math.floor(sinceMs / DAY_MS);
+      const left = byTransaction.get(`${clientId}\u0000${exclude}`);
+      const leftDay = left?.custKey === custKey ? left.day : undefined;
       let sum = 0;
-      for (const [id, t] of txs) {
-        if (t.at < expired) {
-          txs.delete(id);
-          customerOfTx.delete(`${clientId}\u0000${id}`);
-        } else if (t.at > sinceMs && !t.blocked && id !== exclude) sum += t.amount;
+      for (const [n, day] of days) {
+        if (n < sinceDay) continue;
+        if (n === sinceDay) {
+          for (const e of day.entries.values())
+            if (e.at > sinceMs && !e.blocked && e.id !== exclude) sum += e.amount;
+        } else sum += n === leftDay ? sumOf(day, exclude) : day.sum;
       }
       return sum;
     },

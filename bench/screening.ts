@@ -59,6 +59,8 @@ interface TargetResult {
   cached?: Run & { hits: number; requests: number };
   vendors?: Run & {
     vendorOwn: Record<string, { calls: number; p50: number; p99: number; max: number }>;
+    /** The vendor process's event-loop delay over the measured run, ms (null: not reported). */
+    vendorLoop: { p50: number; p99: number; max: number } | null;
     /** Per request: screening latency − the longest own time of its vendor calls, ms. */
     added: Percentiles;
     /** Answers paired with all three of their vendor calls, of all answers. */
@@ -251,8 +253,9 @@ async function withVendors(target: TargetName, result: TargetResult): Promise<vo
     );
     vendors.proc.kill('SIGTERM');
     const vendorOwn = JSON.parse(await waitForOutput(vendors, /VENDOR_STATS (\{.*\})\n/));
+    const vendorLoop = JSON.parse(/VENDOR_LOOP (\{.*\})\n/.exec(vendors.output())?.[1] ?? 'null');
     const own = JSON.parse(readFileSync(ownFile, 'utf8'));
-    result.vendors = { paced, cpu, vendorOwn, ...addedPerRequest(latencies, own) };
+    result.vendors = { paced, cpu, vendorOwn, vendorLoop, ...addedPerRequest(latencies, own) };
     await server.stop();
     result.vendorIntegrity = await auditedIds(server, 'wallet_screen', [...warm.ids, ...paced.ids]);
   } catch (e) {
@@ -377,6 +380,19 @@ function report(results: TargetResult[], mem: CacheMemory, loadStart: number, pg
     for (const r of vendorRows)
       for (const [v, s] of Object.entries(r.vendors!.vendorOwn))
         w(`| ${r.target} | ${v} | ${int(s.calls)} | ${f(s.p50, 2)} | ${f(s.p99, 2)} | ${f(s.max, 2)} |`);
+    w();
+    w(
+      "The vendor process's event-loop delay over the same run (`perf_hooks.monitorEventLoopDelay`, 1 ms resolution): a call that arrives while that loop is held is stamped late, so up to this much of a screening's added latency can be the vendor process's own wait rather than the service's.",
+    );
+    w();
+    w('| Target | p50 ms | p99 ms | max ms |');
+    w('|---|---|---|---|');
+    for (const r of vendorRows) {
+      const d = r.vendors!.vendorLoop;
+      w(
+        `| ${r.target} | ${d ? f(d.p50, 2) : 'n/a'} | ${d ? f(d.p99, 2) : 'n/a'} | ${d ? f(d.max, 2) : 'n/a'} |`,
+      );
+    }
   }
   w();
   w('### Memory per million cache entries');

@@ -40,37 +40,11 @@ export interface VendorCall {
  */
 export function callVendor(call: VendorCall): Promise<unknown> {
   return new Promise((resolve, reject) => {
-    const { vendor } = call;
-    let settled = false;
-    let controller: Dispatcher.DispatchController | undefined;
-    let status = 0;
-    let size = 0;
-    const chunks: Buffer[] = [];
-
-    const finish = (outcome: () => unknown) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      try {
-        resolve(outcome());
-      } catch (err) {
-        reject(err);
-      }
-    };
-    const fail = (message: string) => () => {
-      throw new VendorCallError(vendor, message, 'failure');
-    };
-    const stop = (message: string) => {
-      finish(fail(message));
-      controller?.abort(new Error(message));
-    };
-    const timer = setTimeout(() => stop(`no answer within ${call.timeoutMs} ms`), call.timeoutMs);
-
     let target: URL;
     try {
       target = new URL(call.url);
     } catch {
-      return finish(fail('invalid vendor URL'));
+      return reject(failure(call, 'invalid vendor URL'));
     }
     call.dispatcher.dispatch(
       {
@@ -84,46 +58,99 @@ export function callVendor(call: VendorCall): Promise<unknown> {
         },
         body: call.body === undefined ? undefined : JSON.stringify(call.body),
       },
-      {
-        onRequestStart(c) {
-          controller = c;
-          // Timed out while waiting for a connection: nothing more is wanted from this call.
-          if (settled) c.abort(new Error('call abandoned'));
-        },
-        onResponseStart(_c, statusCode) {
-          status = statusCode;
-        },
-        onResponseData(_c, chunk) {
-          if (settled) return;
-          size += chunk.length;
-          if (size > MAX_BODY_BYTES) return stop('answer too large');
-          // Only a 2xx body is read; others are drained and dropped.
-          if (status >= 200 && status < 300) chunks.push(chunk);
-        },
-        onResponseEnd() {
-          finish(() => interpret(call, status, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
-        },
-        onResponseError(_c, err) {
-          finish(fail(`network error (${(err as { code?: string }).code ?? err.message})`));
-        },
-      },
+      new VendorCallHandler(call, resolve, reject),
     );
   });
 }
 
+/**
+ * Collects one call's answer and settles its promise once: with the answer's meaning when it is
+ * complete, or with a failure on a network error, on the timeout, or past the size limit (then the
+ * request is aborted). A class, so that a call creates one object and not a closure per callback.
+ */
+class VendorCallHandler implements Dispatcher.DispatchHandler {
+  #settled = false;
+  #controller: Dispatcher.DispatchController | undefined;
+  #status = 0;
+  #size = 0;
+  readonly #chunks: Buffer[] = [];
+  readonly #timer: NodeJS.Timeout;
+
+  constructor(
+    private readonly call: VendorCall,
+    private readonly resolve: (value: unknown) => void,
+    private readonly reject: (reason: unknown) => void,
+  ) {
+    this.#timer = setTimeout(() => this.#stop(`no answer within ${call.timeoutMs} ms`), call.timeoutMs);
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.#controller = controller;
+    // Timed out while waiting for a connection: nothing more is wanted from this call.
+    if (this.#settled) controller.abort(new Error('call abandoned'));
+  }
+
+  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number): void {
+    this.#status = statusCode;
+  }
+
+  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.#settled) return;
+    this.#size += chunk.length;
+    if (this.#size > MAX_BODY_BYTES) this.#stop('answer too large');
+    // Only a 2xx body is read; others are drained and dropped.
+    else if (this.#status >= 200 && this.#status < 300) this.#chunks.push(chunk);
+  }
+
+  onResponseEnd(): void {
+    if (this.#settle()) return;
+    const chunks = this.#chunks;
+    try {
+      this.resolve(
+        interpret(this.call, this.#status, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)),
+      );
+    } catch (err) {
+      this.reject(err);
+    }
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, err: Error): void {
+    if (this.#settle()) return;
+    this.reject(failure(this.call, `network error (${(err as { code?: string }).code ?? err.message})`));
+  }
+
+  /** Marks the call settled; true when it already was. */
+  #settle(): boolean {
+    if (this.#settled) return true;
+    this.#settled = true;
+    clearTimeout(this.#timer);
+    return false;
+  }
+
+  #stop(message: string): void {
+    if (this.#settle()) return;
+    this.reject(failure(this.call, message));
+    this.#controller?.abort(new Error(message));
+  }
+}
+
 /** What a complete answer means: the rules of callVendor's comment, in order. */
 function interpret(call: VendorCall, status: number, body: Buffer): unknown {
-  const fail = (message: string) => new VendorCallError(call.vendor, message, 'failure');
   if (status === 404 && call.notFoundIsNoData) return null;
-  if (status === 429 || status >= 500) throw fail(`HTTP ${status}`);
+  if (status === 429 || status >= 500) throw failure(call, `HTTP ${status}`);
   if (status >= 400)
     throw new VendorCallError(call.vendor, `refused the request (HTTP ${status})`, 'neutral');
-  if (status < 200 || status >= 300) throw fail(`unexpected HTTP ${status}`);
+  if (status < 200 || status >= 300) throw failure(call, `unexpected HTTP ${status}`);
   try {
     return JSON.parse(body.toString('utf8'));
   } catch {
-    throw fail('answer is not JSON');
+    throw failure(call, 'answer is not JSON');
   }
+}
+
+/** A call that gave no usable answer and counts against the vendor's breaker. */
+function failure(call: VendorCall, message: string): VendorCallError {
+  return new VendorCallError(call.vendor, message, 'failure');
 }
 
 /** Joins a configured base URL and a path, whether or not the base ends with a slash. */

@@ -6,6 +6,7 @@ import {
   auditedIds,
   cpuCell,
   errorText,
+  FRESH_WARMUP_S,
   f,
   int,
   logger,
@@ -153,6 +154,7 @@ async function localLists(target: TargetName): Promise<TargetResult> {
         server.child.pid,
         withPg,
         pacedOpts(server, 64, countSanctioned, uncachedRequests(listed)),
+        FRESH_WARMUP_S,
       );
       result.uncached = { paced: uncached.paced, cpu: uncached.cpu };
       result.listedHits = { sent: listedCount - listed.length, sanctioned };
@@ -244,7 +246,7 @@ async function withVendors(target: TargetName, result: TargetResult): Promise<vo
           if (tag !== undefined && status === 200) latencies.set(tag, ms);
         },
       },
-      2,
+      FRESH_WARMUP_S,
       // The vendors' own times count from the measured run on, not from the warm-up.
       () => {
         vendors.proc.kill('SIGUSR2');
@@ -294,7 +296,7 @@ async function cacheMemory(): Promise<CacheMemory> {
 function report(results: TargetResult[], mem: CacheMemory, loadStart: number, pg?: string): string[] {
   const out: string[] = [];
   const w = (...lines: string[]) => out.push(...(lines.length > 0 ? lines : ['']));
-  const pacedM = `paced open loop, ${int(settings.rate)} req/s evenly spaced, ${settings.durationS} s after 2 s warm-up (bench/paced.ts, exact percentiles, dispatch → last byte)`;
+  const pacedM = `paced open loop, ${int(settings.rate)} req/s evenly spaced, ${settings.durationS} s after a paced warm-up of ${FRESH_WARMUP_S} s on a server that has not screened yet (uncached and vendor runs) or of 2 s (cached run, which follows the uncached one) (bench/paced.ts, exact percentiles, dispatch → last byte)`;
   w(...sectionOpening('Wallet screening (issue #3)', 'bench:screening', loadStart, pg));
   w(
     `- **Server**: the real server process (\`node ${SERVER_NODE_FLAGS.join(' ')} --import tsx src/main.ts\`, as \`npm start\`) on a fresh embedded store and on a freshly reset PostgreSQL database \`mica_bench_extra\`; client \`bench\` with limits far above the load (the limiter stays on the path), API key auth, every uncached answer audited (trigger_type \`wallet_screen\`) before it is sent.`,

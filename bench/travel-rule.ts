@@ -5,6 +5,7 @@ import { loadAverage } from './cpu.ts';
 import {
   auditedIds,
   cpuCell,
+  FRESH_WARMUP_S,
   f,
   int,
   logger,
@@ -93,18 +94,23 @@ async function measure(target: TargetName): Promise<TargetResult> {
       if (res.status !== 200) throw new Error(`probe answered ${res.status}: ${text.slice(0, 300)}`);
       result.responseBytes = Buffer.byteLength(text);
       log(`${target}: ${settings.rate} req/s for ${settings.durationS} s`);
-      const { paced, cpu, warm } = await measuredPaced(server.child.pid, target === 'postgres', {
-        origin: server.origin,
-        path: PATH,
-        headers,
-        body: () => '',
-        request: body,
-        rate: settings.rate,
-        durationS: settings.durationS,
-        connections: 64,
-        collectIds: true,
-        idOf: (_t, tag) => tag,
-      });
+      const { paced, cpu, warm } = await measuredPaced(
+        server.child.pid,
+        target === 'postgres',
+        {
+          origin: server.origin,
+          path: PATH,
+          headers,
+          body: () => '',
+          request: body,
+          rate: settings.rate,
+          durationS: settings.durationS,
+          connections: 64,
+          collectIds: true,
+          idOf: (_t, tag) => tag,
+        },
+        FRESH_WARMUP_S,
+      );
       result.run = { paced, cpu };
       await server.stop();
       result.integrity = await auditedIds(server, 'travel_rule', [probe.tag, ...warm.ids, ...paced.ids]);
@@ -117,7 +123,7 @@ async function measure(target: TargetName): Promise<TargetResult> {
 function report(results: TargetResult[], loadStart: number, pg?: string): string[] {
   const out: string[] = [];
   const w = (...lines: string[]) => out.push(...(lines.length > 0 ? lines : ['']));
-  const method = `paced open loop, ${int(settings.rate)} req/s evenly spaced, ${settings.durationS} s after 2 s warm-up (bench/paced.ts, 64 pooled connections, exact percentiles, dispatch → last byte)`;
+  const method = `paced open loop, ${int(settings.rate)} req/s evenly spaced, ${settings.durationS} s after ${FRESH_WARMUP_S} s of paced warm-up on the fresh server (bench/paced.ts, 64 pooled connections, exact percentiles, dispatch → last byte)`;
   w(...sectionOpening('Travel-rule validation (issue #4)', 'bench:travel-rule', loadStart, pg));
   w(
     '- **Server**: the real server process on a fresh embedded store and on a freshly reset PostgreSQL database `mica_bench_extra`, the test CASP directory imported (test/fixtures/travel-rule/casp_directory.csv); client `bench` with limits far above the load.',

@@ -66,7 +66,6 @@ export function createKeysService(deps: {
     ttlMs: deps.cacheMs,
     load: (hash) => deps.keys.byHash(hash),
   });
-  const lookup = (hash: string) => cache.get(hash);
 
   return {
     async create(
@@ -152,7 +151,7 @@ export function createKeysService(deps: {
     /** Resolves a bearer key for this environment; undefined for anything not currently valid. */
     async authenticate(key: string, environment: Environment): Promise<Principal | undefined> {
       if (!key.startsWith(KEY_PREFIX[environment]) || key.length > 200) return undefined;
-      const row = await lookup(hashKey(key));
+      const row = await cache.get(hashKey(key));
       if (!row || row.environment !== environment || row.revoked_at) return undefined;
       if (row.expires_at.getTime() <= now().getTime()) return undefined;
       return {

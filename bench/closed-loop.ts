@@ -1,5 +1,5 @@
 import autocannon from 'autocannon';
-import { EVALUATION_ID } from './payload.ts';
+import { detached, EVALUATION_ID } from './payload.ts';
 
 /** What the closed-loop run reports: autocannon's own numbers, latency in ms (1 ms resolution). */
 export interface ClosedLoopResult {
@@ -62,7 +62,7 @@ export async function runClosedLoop(opts: ClosedLoopOptions): Promise<ClosedLoop
         onResponse: (status, body) => {
           if (status < 200 || status >= 300) return;
           const id = opts.idOf ? opts.idOf(body) : EVALUATION_ID.exec(body)?.[1];
-          if (id !== undefined) ids.push(id);
+          if (id !== undefined) ids.push(detached(id));
         },
       },
     ],

@@ -1,5 +1,6 @@
+import { writeFileSync } from 'node:fs';
 import { Pool } from 'undici';
-import { EVALUATION_ID } from './payload.ts';
+import { detached, EVALUATION_ID } from './payload.ts';
 
 /**
  * Open-loop paced client: request i is due at start + i / rate, whatever happened to the earlier
@@ -104,6 +105,24 @@ export function percentiles(samples: ArrayLike<number>): Percentiles {
   };
 }
 
+/**
+ * BENCH_PACED_TRACE=<prefix>: every paced run writes `<prefix>-<start, Unix ms>.csv`, one line per
+ * answer: its dispatch time (Unix ms, fractional) and latency (ms). Lines up with the server's own
+ * logs by wall clock: whether slow answers come alone or in clusters, and what the server was doing.
+ */
+function writeTrace(
+  file: string,
+  startEpochMs: number,
+  sentMs: Float64Array,
+  latency: Float64Array,
+  n: number,
+) {
+  const lines = ['sent_unix_ms,latency_ms'];
+  for (let i = 0; i < n; i++)
+    lines.push(`${(startEpochMs + sentMs[i]!).toFixed(3)},${latency[i]!.toFixed(3)}`);
+  writeFileSync(file, `${lines.join('\n')}\n`);
+}
+
 /** Sends `rate` requests per second for `durationS` seconds; resolves when every response is in. */
 export async function runPaced(opts: PacedOptions): Promise<PacedResult> {
   const connections = opts.connections ?? 64;
@@ -145,6 +164,9 @@ export async function runPaced(opts: PacedOptions): Promise<PacedResult> {
     ),
   );
 
+  // Dispatch time of each answer (ms since start), in the order of `latency`, for BENCH_PACED_TRACE.
+  const answeredSentMs = new Float64Array(total);
+  const startEpochMs = performance.timeOrigin + performance.now();
   const start = process.hrtime.bigint();
   await new Promise<void>((resolveAll) => {
     const finishIfDone = () => {
@@ -171,6 +193,7 @@ export async function runPaced(opts: PacedOptions): Promise<PacedResult> {
           const text = await res.body.text();
           const end = process.hrtime.bigint();
           latency[recorded] = Number(end - sentAt) / 1e6;
+          answeredSentMs[recorded] = Number(sentAt - start) / 1e6;
           opts.onAnswer?.(built.tag, latency[recorded]!, res.statusCode);
           fromSchedule[recorded] = (Number(end - start) - dueNs) / 1e6;
           recorded++;
@@ -178,7 +201,7 @@ export async function runPaced(opts: PacedOptions): Promise<PacedResult> {
             ok++;
             if (opts.collectIds) {
               const id = opts.idOf ? opts.idOf(text, built.tag) : EVALUATION_ID.exec(text)?.[1];
-              if (id !== undefined) ids.push(id);
+              if (id !== undefined) ids.push(detached(id));
             }
           } else non2xx++;
         })
@@ -217,6 +240,9 @@ export async function runPaced(opts: PacedOptions): Promise<PacedResult> {
     };
     tick();
   });
+  const trace = process.env.BENCH_PACED_TRACE;
+  if (trace)
+    writeTrace(`${trace}-${Math.round(startEpochMs)}.csv`, startEpochMs, answeredSentMs, latency, recorded);
   const sendSpanS = Number(lastSend - start) / 1e9;
   await pool.close();
   const lags = percentiles(lag.subarray(0, next));

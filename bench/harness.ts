@@ -271,10 +271,6 @@ export async function measureOn<S extends { child: Child }>(
 }
 
 /**
- * A paced run with the CPU used over it (server, PostgreSQL when `withPostgres`, load generator).
- * `afterWarmup` runs between the warm-up and the measured run (e.g. to clear a helper's counters).
- */
-/**
  * Seconds of paced warm-up before the measured window of a paced run on a server that has not
  * served that kind of request yet (BENCH_PACED_WARMUP). V8 compiles the service's hot code over its
  * first few thousand requests: after 2 s (1,000 requests at 500/s) the first seconds of the window
@@ -289,6 +285,10 @@ export const FRESH_WARMUP_S = (() => {
   return v;
 })();
 
+/**
+ * A paced run with the CPU used over it (server, PostgreSQL when `withPostgres`, load generator).
+ * `afterWarmup` runs between the warm-up and the measured run (e.g. to clear a helper's counters).
+ */
 export async function measuredPaced(
   pid: number,
   withPostgres: boolean,

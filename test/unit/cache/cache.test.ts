@@ -24,6 +24,12 @@ for (const [name, make] of adapters) {
       assert.equal(await cache.get('a'), undefined);
     });
 
+    it('keeps any text as it was given: multi-byte characters, long values, the empty string', async () => {
+      const texts = ['Müller, Zoë — 北京 ✓ 🚀', `{"a":"${'é'.repeat(5000)}"}`, ''];
+      for (const [i, text] of texts.entries()) await cache.set(`text:${i}`, text, 60);
+      for (const [i, text] of texts.entries()) assert.equal(await cache.get(`text:${i}`), text);
+    });
+
     it('expires entries after their TTL', async () => {
       await cache.set('ttl', 'x', 1);
       assert.equal(await cache.get('ttl'), 'x');

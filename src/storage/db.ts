@@ -81,7 +81,12 @@ export async function openDatabase(opts: {
       client.on('error', () => {});
       // Prepared batch statements (executePrepared) keep one generic plan per session: with the
       // default, a plan whose parameters are JSON documents was planned again for every batch.
-      client.query('SET plan_cache_mode = force_generic_plan').catch(() => {});
+      // No JIT: it compiles a plan whose estimated cost passes jit_above_cost (100,000) at every
+      // execution, tens of milliseconds for the audit batch statement (a dozen CTEs). Its generic
+      // plan is estimated at ~64,000 on a store without statistics and crosses the line as tables
+      // grow: evaluations then cost PostgreSQL 3 ms of CPU each instead of 0.3 (bench/RESULTS.md).
+      // Every statement here is short; none runs long enough to repay a compilation.
+      client.query('SET plan_cache_mode = force_generic_plan; SET jit = off').catch(() => {});
     });
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     const nameOf = statementNames();

@@ -11,6 +11,8 @@ await db.exec('SET plan_cache_mode = force_generic_plan');
 // one session held, every second at full load. The engine runs without fsync, so preallocating
 // the space on disk buys nothing here.
 await db.exec('SET wal_init_zero = off');
+// As the service's PostgreSQL sessions (db.ts): no JIT compilation of costly-looking plans.
+await db.exec('SET jit = off');
 
 function serialiseError(e) {
   return { message: e?.message ?? String(e), code: e?.code, detail: e?.detail, severity: e?.severity };

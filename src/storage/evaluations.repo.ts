@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import { CompiledQuery, type RawBuilder, sql } from 'kysely';
-import { GENESIS, leafHash, linkHash } from '../domain/audit/chain.ts';
+import { type ChainedFields, GENESIS, leafHash, linkHash } from '../domain/audit/chain.ts';
 import type { DatabaseHandle, Db } from './db.ts';
 import { followUpCtes, type NewAlert, type NewCase } from './follow-ups.repo.ts';
 
@@ -108,16 +108,43 @@ async function readHeads(db: Db, clients: string[]): Promise<Heads> {
   return new Map(rows.map((h) => [h.client_id, { seq: Number(h.seq), hash: Buffer.from(h.head) }]));
 }
 
+/**
+ * The fields a record's leaf covers, listed one by one: a spread of the record (two dozen fields,
+ * three added) made an object in dictionary mode, 14 µs to build and 3-4 times slower to read in
+ * canonicalHeader, about 25 µs per evaluation on the 2-core machine (micro-benchmark).
+ */
+function chainedFields(r: EvaluationRecord, seq: number): ChainedFields {
+  return {
+    client_id: r.client_id,
+    chain_seq: seq,
+    evaluation_id: r.evaluation_id,
+    evaluated_at: r.evaluated_at,
+    trigger_type: r.trigger_type,
+    trigger_entity_type: r.trigger_entity_type,
+    trigger_entity_id: r.trigger_entity_id,
+    customer_id: r.customer_id,
+    rule_set_version: r.rule_set_version,
+    high_risk_list_date: r.high_risk_list_date,
+    evaluator_id: r.evaluator_id,
+    rules_evaluated: r.rules_evaluated,
+    rules_triggered: r.rules_triggered,
+    transaction_blocked: r.transaction_blocked,
+    alert_generated: r.alert_generated,
+    case_created: r.case_created,
+    highest_severity: r.highest_severity,
+    rule_ids: r.rule_ids,
+    request: r.requestJson,
+    response: r.responseJson,
+  };
+}
+
 /** Links every record to its predecessor in its client's chain; returns the links and new heads. */
 function linkRecords(heads: Heads, records: EvaluationRecord[]) {
   const state: Heads = new Map();
   const links: Link[] = records.map((r) => {
     const head = state.get(r.client_id) ?? heads.get(r.client_id)!;
     const seq = head.seq + 1;
-    const hash = linkHash(
-      head.hash,
-      leafHash({ ...r, chain_seq: seq, request: r.requestJson, response: r.responseJson }),
-    );
+    const hash = linkHash(head.hash, leafHash(chainedFields(r, seq)));
     state.set(r.client_id, { seq, hash });
     return { seq, prev: head.hash, hash };
   });

@@ -4,6 +4,7 @@ import { loadConfig } from './config.ts';
 import { createDeps } from './deps.ts';
 import { schedule } from './jobs/jobs.ts';
 import { seedDemoClient } from './services/demo-seed.ts';
+import { heldListsNotice } from './services/sanctions-lists.service.ts';
 import { acquireStoreLock, publishServerInfo, removeServerInfo } from './storage/store-lock.ts';
 
 /** Starts the service: config → deps → app → listen; closes gracefully on SIGTERM/SIGINT. */
@@ -14,7 +15,8 @@ async function main(): Promise<void> {
   const deps = await createDeps(config, { logger });
   const app = await buildApp(deps, { logger });
   // Sanctions lists are indexed before the first request, not during it.
-  await deps.lists.current();
+  const notice = heldListsNotice((await deps.lists.current()).meta);
+  logger[notice.level]({ lists: notice.lists }, notice.message);
 
   const demo = config.MICA_DEMO_SEED ? await seedDemoClient(deps) : undefined;
   const address = await app.listen({ port: config.PORT, host: config.HOST });

@@ -29,6 +29,32 @@ export interface HeldLists {
   meta: ListMeta[];
 }
 
+/**
+ * What an operator is told at start-up about the held lists. With none, every address screens as
+ * clean unless a vendor says otherwise, and nothing in an answer shows it (the audit record has an
+ * empty `sanctions_lists`): so that is a warning, with the command that fixes it.
+ */
+export function heldListsNotice(meta: readonly ListMeta[]): {
+  level: 'info' | 'warn';
+  lists: { source: string; published_at: string | null; entries: number; screenable_addresses: number }[];
+  message: string;
+} {
+  const lists = meta.map((m) => ({
+    source: m.source,
+    published_at: m.published_at,
+    entries: m.entry_count,
+    screenable_addresses: m.screenable_address_count,
+  }));
+  if (lists.length === 0)
+    return {
+      level: 'warn',
+      lists,
+      message:
+        'no sanctions list is held: wallet screening relies on the configured vendors alone; import one with `npm run mica -- lists import <ofac|un|eu> <path>`',
+    };
+  return { level: 'info', lists, message: `sanctions lists held: ${lists.map((l) => l.source).join(', ')}` };
+}
+
 /** Largest list import (all files together); JSON-escaped it fits the operator API's 256 MiB body. */
 export const LIST_IMPORT_MAX_BYTES = 128 * 1024 * 1024;
 

@@ -2,24 +2,17 @@ import {
   type AddressIndex,
   buildAddressIndex,
   buildNameIndex,
+  buildNameIndexInSlices,
   ListFormatError,
-  type ListSource,
   type NameIndex,
-  parseEuXml,
-  parseOfacCsv,
-  parseOfacXml,
-  parseUnXml,
-  type SanctionsList,
 } from '../domain/screening/index.ts';
 import { AppError } from '../errors.ts';
 import type { OperatorAuditRepo } from '../storage/operator-audit.repo.ts';
 import { importEvent, type ListMeta, type SanctionsListsRepo } from '../storage/sanctions-lists.repo.ts';
+import type { ListImportRequest, PreparedList } from './list-prep.ts';
+import { prepareListOffThread } from './list-prep-thread.ts';
 
-/** One file of an import, as read by the CLI (its base name and its text). */
-export interface ListFile {
-  name: string;
-  content: string;
-}
+export type { ListFile } from './list-prep.ts';
 
 /** What screening reads: the indexes of every held list and the versions they were built from. */
 export interface HeldLists {
@@ -58,75 +51,8 @@ export function heldListsNotice(meta: readonly ListMeta[]): {
 /** Largest list import (all files together); JSON-escaped it fits the operator API's 256 MiB body. */
 export const LIST_IMPORT_MAX_BYTES = 128 * 1024 * 1024;
 
-const OFAC_CSV = { sdn: 'sdn.csv', add: 'add.csv', alt: 'alt.csv', comments: 'sdn_comments.csv' } as const;
-
-const baseName = (name: string) => name.split(/[\\/]/).pop()?.toLowerCase() ?? '';
-const looksLikeXml = (content: string) => /^\uFEFF?\s*</.test(content);
-
-function single(source: ListSource, files: ListFile[], what: string): ListFile {
-  if (files.length !== 1)
-    throw new ListFormatError(`${source}: expected one ${what} file, got ${files.length}`);
-  return files[0]!;
-}
-
-/** Picks the loader from the source and the files' names and contents; the loaders check the structure. */
-export function parseListFiles(
-  source: ListSource,
-  files: ListFile[],
-  publishedAt?: string | null,
-): SanctionsList & { warnings: string[] } {
-  let list: SanctionsList & { warnings?: string[] };
-  if (source === 'ofac') {
-    const byName = new Map(files.map((f) => [baseName(f.name), f.content]));
-    const sdn = byName.get(OFAC_CSV.sdn);
-    if (sdn !== undefined) {
-      const unknown = files.filter((f) => !Object.values(OFAC_CSV).includes(baseName(f.name) as never));
-      if (unknown.length > 0)
-        throw new ListFormatError(
-          `ofac: unexpected file ${unknown[0]!.name} beside sdn.csv (expected add.csv, alt.csv, sdn_comments.csv)`,
-        );
-      list = parseOfacCsv(
-        {
-          sdn,
-          add: byName.get(OFAC_CSV.add),
-          alt: byName.get(OFAC_CSV.alt),
-          comments: byName.get(OFAC_CSV.comments),
-        },
-        { published_at: publishedAt ?? null },
-      );
-    } else {
-      const file = single(source, files, 'sdn.csv or sdn.xml');
-      // A lone CSV under another name is read as sdn.csv; its column check rejects anything else.
-      list = looksLikeXml(file.content)
-        ? parseOfacXml(file.content)
-        : parseOfacCsv({ sdn: file.content }, { published_at: publishedAt ?? null });
-    }
-  } else {
-    const file = single(source, files, 'XML');
-    if (!looksLikeXml(file.content))
-      throw new ListFormatError(
-        `${source}: ${file.name} is not XML; only the XML format of this list is read`,
-      );
-    list = source === 'un' ? parseUnXml(file.content) : parseEuXml(file.content);
-  }
-  if (list.entries.length === 0)
-    throw new ListFormatError(`${source}: the file holds no entries; the held list was left unchanged`);
-  const warnings = [...(list.warnings ?? [])];
-  // Loaders keep the first of duplicated ids (OFAC CSV already does); the store needs unique ids.
-  const seen = new Set<string>();
-  const entries = list.entries.filter((e) => {
-    if (!seen.has(e.entry_id)) return seen.add(e.entry_id);
-    warnings.push(`${source}: duplicate entry id ${e.entry_id} ignored`);
-    return false;
-  });
-  return {
-    source: list.source,
-    published_at: list.published_at ?? publishedAt ?? null,
-    entries,
-    addresses: list.addresses,
-    warnings,
-  };
-}
+/** Resolves on a later turn of the event loop, after the I/O that is waiting (setImmediate). */
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 const EMPTY: HeldLists = {
   tag: '',
@@ -146,8 +72,11 @@ export function createSanctionsListsService(deps: {
   refreshMs: number;
   now?: () => number;
   onError?: (err: unknown) => void;
+  /** Parses an import; by default on a worker thread (list-prep-thread.ts). */
+  prepare?: (req: ListImportRequest) => Promise<PreparedList>;
 }) {
   const now = deps.now ?? Date.now;
+  const prepare = deps.prepare ?? prepareListOffThread;
   let held: HeldLists | undefined;
   let loading: Promise<HeldLists> | undefined;
   let checkedAt = 0;
@@ -159,7 +88,8 @@ export function createSanctionsListsService(deps: {
     const next: HeldLists = {
       tag: snap.tag,
       addresses: buildAddressIndex(snap.lists),
-      names: buildNameIndex(snap.lists),
+      // In slices, between which requests are served: the build takes tens of milliseconds.
+      names: await buildNameIndexInSlices(snap.lists, nextTurn),
       meta: snap.meta,
     };
     held = next;
@@ -204,20 +134,16 @@ export function createSanctionsListsService(deps: {
     },
 
     /** Parses and stores a list, replacing the held one of that source, then reloads the indexes. */
-    async import(
-      args: { source: ListSource; files: ListFile[]; published_at?: string | null },
-      actor: string,
-    ) {
-      let list: ReturnType<typeof parseListFiles>;
+    async import(args: ListImportRequest, actor: string) {
+      let list: PreparedList;
       try {
-        list = parseListFiles(args.source, args.files, args.published_at);
+        list = await prepare(args);
       } catch (err) {
         if (err instanceof ListFormatError) throw new AppError('INVALID_REQUEST', err.message);
         throw err;
       }
-      const files = args.files.map((f) => baseName(f.name));
-      const meta = await deps.repo.replace(list, { files, actor }, (trx, m) =>
-        deps.audit.record(importEvent(m, list.warnings.length), trx),
+      const meta = await deps.repo.replace(list, actor, (trx, m) =>
+        deps.audit.record(importEvent(m, list.warning_count), trx),
       );
       // A load already under way may predate the commit: let it finish, then load again. A process
       // that never screened (the CLI) leaves the indexes to be built by the first screening.
@@ -233,8 +159,8 @@ export function createSanctionsListsService(deps: {
         addresses: meta.address_count,
         screenable_addresses: meta.screenable_address_count,
         files: meta.files,
-        warnings: list.warnings.slice(0, 50),
-        warning_count: list.warnings.length,
+        warnings: list.warnings,
+        warning_count: list.warning_count,
       };
     },
 

@@ -24,6 +24,29 @@ export interface ListMeta {
   files: string[];
 }
 
+/**
+ * A parsed list as the store takes it: its rows already as the JSON texts of the insert, and the
+ * counts recorded with it. Plain strings and numbers, so that it crosses from the worker thread
+ * that parses (services/list-prep-thread.ts) to the main thread as a copy of a few strings, not
+ * as an object per entry.
+ */
+export interface PreparedList {
+  source: ListSource;
+  published_at: string | null;
+  /** The files' base names, as recorded with the list. */
+  files: string[];
+  entries_json: string;
+  addresses_json: string;
+  counts: {
+    entry_count: number;
+    alias_count: number;
+    address_count: number;
+    screenable_address_count: number;
+  };
+  warnings: string[];
+  warning_count: number;
+}
+
 /** Every held list as one consistent snapshot, with the tag that identifies its versions. */
 export interface ListsSnapshot {
   tag: string;
@@ -63,24 +86,10 @@ export function createSanctionsListsRepo(db: Db) {
      * commit), records the import in the operator audit log there too, and returns the new meta.
      */
     async replace(
-      list: SanctionsList,
-      info: { files: string[]; actor: string },
+      list: PreparedList,
+      actor: string,
       audit: (trx: Db, meta: ListMeta) => Promise<void>,
     ): Promise<ListMeta> {
-      const entries = list.entries.map((e) => ({
-        entry_id: e.entry_id,
-        name: e.name,
-        entry_type: e.type,
-        programs: e.programs,
-        aliases: e.aliases,
-      }));
-      const addresses = list.addresses.map((a) => ({
-        entry_id: a.entry_id,
-        ticker: a.ticker,
-        address: a.address,
-        scope: a.scope,
-        match_key: a.match_key,
-      }));
       return db.transaction().execute(async (trx) => {
         // Two imports of one source run one after the other, never interleaved.
         await sql`SELECT pg_advisory_xact_lock(hashtext(${`sanctions:${list.source}`}))`.execute(trx);
@@ -89,19 +98,13 @@ export function createSanctionsListsRepo(db: Db) {
         await sql`
           INSERT INTO sanctions_entries (source, entry_id, name, entry_type, programs, aliases)
           SELECT ${list.source}, x.entry_id, x.name, x.entry_type, x.programs, x.aliases
-            FROM json_to_recordset(${JSON.stringify(entries)}::json)
+            FROM json_to_recordset(${list.entries_json}::json)
               AS x(entry_id text, name text, entry_type text, programs jsonb, aliases jsonb)`.execute(trx);
         await sql`
           INSERT INTO sanctions_addresses (source, entry_id, ticker, address, scope, match_key)
           SELECT ${list.source}, x.entry_id, x.ticker, x.address, x.scope, x.match_key
-            FROM json_to_recordset(${JSON.stringify(addresses)}::json)
+            FROM json_to_recordset(${list.addresses_json}::json)
               AS x(entry_id text, ticker text, address text, scope text, match_key text)`.execute(trx);
-        const counts = {
-          entry_count: list.entries.length,
-          alias_count: list.entries.reduce((n, e) => n + e.aliases.length, 0),
-          address_count: list.addresses.length,
-          screenable_address_count: list.addresses.filter((a) => a.scope !== 'unscreenable').length,
-        };
         const row = await trx
           .insertInto('sanctions_lists')
           .values({
@@ -109,9 +112,9 @@ export function createSanctionsListsRepo(db: Db) {
             version: 1,
             published_at: list.published_at,
             imported_at: new Date(),
-            imported_by: info.actor,
-            ...counts,
-            files: JSON.stringify(info.files),
+            imported_by: actor,
+            ...list.counts,
+            files: JSON.stringify(list.files),
           })
           .onConflict((oc) =>
             oc.column('source').doUpdateSet((eb) => ({

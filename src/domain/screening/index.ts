@@ -4,6 +4,7 @@ export { jaro, jaroWinkler } from './jaro-winkler.ts';
 export * from './lists/index.ts';
 export {
   buildNameIndex,
+  buildNameIndexInSlices,
   DEFAULT_NAME_THRESHOLD,
   type NameIndex,
   type NameMatch,

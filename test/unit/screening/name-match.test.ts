@@ -3,7 +3,13 @@ import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { jaro, jaroWinkler, minLengthRatio } from '../../../src/domain/screening/jaro-winkler.ts';
 import { parseOfacCsv, parseUnXml, type SanctionsList } from '../../../src/domain/screening/lists/index.ts';
-import { buildNameIndex, nameScore, normalizeName } from '../../../src/domain/screening/name-match.ts';
+import {
+  buildNameIndex,
+  buildNameIndexInSlices,
+  NAME_INDEX_SLICE,
+  nameScore,
+  normalizeName,
+} from '../../../src/domain/screening/name-match.ts';
 import { fixtureBytes, fixtureText } from './fixtures.ts';
 
 const close = (actual: number, expected: number) =>
@@ -122,6 +128,37 @@ describe('name index over the real OFAC 2021 and UN lists', () => {
     for (let i = 0; i < 50; i++) index.search(`Ahmad Hassan Example ${i}`);
     const perSearch = (performance.now() - t0) / 50;
     assert.ok(perSearch < 50, `${perSearch.toFixed(1)} ms per search`);
+  });
+});
+
+describe('name index built in slices', () => {
+  test('is the same index, with a pause after every slice of entries', async () => {
+    let pauses = 0;
+    const sliced = await buildNameIndexInSlices([ofac, un], async () => {
+      pauses++;
+    });
+    const entries = ofac.entries.length + un.entries.length;
+    assert.equal(pauses, Math.floor(entries / NAME_INDEX_SLICE));
+    assert.equal(sliced.size, index.size);
+    const names = [...ofac.entries, ...un.entries].flatMap((e) => [e.name, ...e.aliases]);
+    fc.assert(
+      fc.property(fc.constantFrom(...names), fc.string({ maxLength: 2 }), (name, noise) => {
+        assert.deepEqual(sliced.search(name + noise, 0.9), index.search(name + noise, 0.9));
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  test('lets other work run between its slices', async () => {
+    const order: string[] = [];
+    const built = buildNameIndexInSlices(
+      [ofac],
+      () => new Promise<void>((resolve) => setImmediate(resolve)),
+      1000,
+    ).then(() => order.push('built'));
+    setImmediate(() => order.push('other work'));
+    await built;
+    assert.deepEqual(order, ['other work', 'built']);
   });
 });
 

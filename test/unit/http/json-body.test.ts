@@ -1,0 +1,60 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import fc from 'fast-check';
+import { nestingDepth } from '../../../src/http/plugins/json-body.ts';
+
+/** The reference: one character at a time, a backslash in a string skipping the next one. */
+function depthByCharacter(text: string): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92) i++;
+      else if (c === 34) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 123 || c === 91) {
+      if (++depth > max) max = depth;
+    } else if (c === 125 || c === 93) depth--;
+  }
+  return max;
+}
+
+describe('nestingDepth', () => {
+  it('counts arrays and objects, not brackets inside strings', () => {
+    assert.equal(nestingDepth('{"a":[1,{"b":[]}]}'), 4);
+    assert.equal(nestingDepth('{"a":"[[[{{{"}'), 1);
+    assert.equal(nestingDepth('["\\"[[[", "\\\\", [[]]]'), 3);
+    assert.equal(nestingDepth('"\\\\\\"[" ]'), 0);
+    assert.equal(nestingDepth('[[[["unterminated ['), 4);
+    assert.equal(nestingDepth(''), 0);
+  });
+
+  it('agrees with a character-by-character scan on any JSON text', () => {
+    fc.assert(
+      fc.property(fc.json({ maxDepth: 8 }), (text) => {
+        assert.equal(nestingDepth(text), depthByCharacter(text));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('agrees with a character-by-character scan on any text of quotes, backslashes and brackets', () => {
+    const pieces = fc.constantFrom('"', '\\', '[', ']', '{', '}', 'a', ',', '\\"', '\\\\');
+    fc.assert(
+      fc.property(fc.array(pieces, { maxLength: 60 }), (parts) => {
+        const text = parts.join('');
+        assert.equal(nestingDepth(text), depthByCharacter(text));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('skips megabytes of escaped file text in a string', () => {
+    const file = 'a,"b ""quoted"" \\ [c]",{d}\n'.repeat(100_000);
+    const text = JSON.stringify({ files: [{ name: 'sdn.csv', content: file }] });
+    assert.equal(nestingDepth(text), 3);
+    assert.equal(nestingDepth(text), depthByCharacter(text));
+  });
+});

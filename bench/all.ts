@@ -6,7 +6,7 @@ import { ROOT } from './processes.ts';
  * the two cores), each writing its own section of RESULTS.md. Runs them all even when one fails;
  * exits non-zero when any did. The evaluation bench (run.ts) runs first, as `npm run bench` would.
  */
-const BENCHES = ['run.ts', 'screening.ts', 'travel-rule.ts', 'webhooks.ts', 'export.ts'];
+const BENCHES = ['run.ts', 'screening.ts', 'travel-rule.ts', 'webhooks.ts', 'export.ts', 'list-import.ts'];
 
 const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim());
 const failed: string[] = [];

@@ -1,8 +1,6 @@
-import { Worker } from 'node:worker_threads';
 import { ListFormatError } from '../domain/screening/index.ts';
-import type { ListImportRequest, PreparedList } from './list-prep.ts';
-
-type Answer = { ok: true; prepared: PreparedList } | { ok: false; format: boolean; message: string };
+import { runOnce } from '../threads/run-once.ts';
+import type { ListImportRequest, PreparedList, PrepareOutcome } from './list-prep.ts';
 
 /**
  * Parses an import on a worker thread of its own. Parsing a list holds a thread for a long time
@@ -12,27 +10,12 @@ type Answer = { ok: true; prepared: PreparedList } | { ok: false; format: boolea
  * On a worker the main thread only receives the prepared rows (a few strings), and the worker's
  * heap goes with the worker. One worker per import: imports are rare.
  */
-export function prepareListOffThread(req: ListImportRequest): Promise<PreparedList> {
-  return new Promise((resolve, reject) => {
-    const worker = new Worker(new URL('./list-prep.worker.mjs', import.meta.url), { workerData: req });
-    let settled = false;
-    const settle = (f: () => void) => {
-      if (settled) return;
-      settled = true;
-      f();
-      void worker.terminate();
-    };
-    worker.once('message', (a: Answer) =>
-      settle(() => {
-        if (a.ok) resolve(a.prepared);
-        else reject(a.format ? new ListFormatError(a.message) : new Error(`list import: ${a.message}`));
-      }),
-    );
-    worker.once('error', (err) => settle(() => reject(err)));
-    worker.once('exit', (code) =>
-      settle(() =>
-        reject(new Error(`list import: the parsing thread ended (exit ${code}) without an answer`)),
-      ),
-    );
-  });
+export async function prepareListOffThread(req: ListImportRequest): Promise<PreparedList> {
+  const outcome = await runOnce<ListImportRequest, PrepareOutcome>(
+    new URL('./list-prep.ts', import.meta.url),
+    'prepareOutcome',
+    req,
+  );
+  if (!outcome.ok) throw new ListFormatError(outcome.message);
+  return outcome.prepared;
 }

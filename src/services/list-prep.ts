@@ -132,3 +132,16 @@ export function prepareList(req: ListImportRequest): PreparedList {
     warning_count: list.warnings.length,
   };
 }
+
+/** prepareList with a refused file as a value: what crosses back from a worker thread. */
+export type PrepareOutcome = { ok: true; prepared: PreparedList } | { ok: false; message: string };
+
+/** prepareList, run by list-prep-thread.ts on a worker thread. */
+export function prepareOutcome(req: ListImportRequest): PrepareOutcome {
+  try {
+    return { ok: true, prepared: prepareList(req) };
+  } catch (err) {
+    if (err instanceof ListFormatError) return { ok: false, message: err.message };
+    throw err;
+  }
+}

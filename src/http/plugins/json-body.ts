@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import secureJson from 'secure-json-parse';
-import { AppError } from '../../errors.ts';
+import { AppError, type ErrorDetails } from '../../errors.ts';
 import { isStorable } from '../../storage/storable.ts';
+import { runOnce } from '../../threads/run-once.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -69,6 +70,40 @@ export function parseJsonBody(body: Buffer): unknown {
 }
 
 /**
+ * Bodies larger than this are parsed on a worker thread. Only the operator API accepts them (its
+ * imports carry files of up to 128 MiB as JSON strings; every other route stops at
+ * BODY_LIMIT_BYTES, 1 MiB by default): parsing 3.5 MB held the main thread ~10 ms, 100 MB would
+ * hold it for a third of a second.
+ */
+export const OFF_THREAD_BODY_BYTES = 1024 * 1024;
+
+/** parseJsonBody with its refusal as a value: what crosses back from a worker thread. */
+export type BodyOutcome =
+  | { ok: true; value: unknown }
+  | { ok: false; message: string; details?: ErrorDetails };
+
+/** parseJsonBody of bytes (a Buffer arrives on a worker thread as a Uint8Array). */
+export function parseJsonBodyOutcome(bytes: Uint8Array): BodyOutcome {
+  try {
+    return { ok: true, value: parseJsonBody(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)) };
+  } catch (err) {
+    if (err instanceof AppError) return { ok: false, message: err.message, details: err.details };
+    throw err;
+  }
+}
+
+/** parseJsonBody on a worker thread: the same value, or the same 400. */
+export async function parseJsonBodyOffThread(body: Buffer): Promise<unknown> {
+  const outcome = await runOnce<Uint8Array, BodyOutcome>(
+    new URL(import.meta.url),
+    'parseJsonBodyOutcome',
+    body,
+  );
+  if (!outcome.ok) throw new AppError('INVALID_REQUEST', outcome.message, outcome.details);
+  return outcome.value;
+}
+
+/**
  * Every body is read as bytes and parsed as JSON whatever its Content-Type claims: a caller who
  * forgets the header gets their JSON read, and anything that is not JSON is a 400, never a 415.
  */
@@ -76,6 +111,13 @@ export function registerJsonBody(app: FastifyInstance): void {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (req, body: Buffer, done) => {
     req.rawBody = body;
+    if (body.length > OFF_THREAD_BODY_BYTES) {
+      parseJsonBodyOffThread(body).then(
+        (value) => done(null, value),
+        (err: Error) => done(err, undefined),
+      );
+      return;
+    }
     try {
       done(null, parseJsonBody(body));
     } catch (e) {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { nestingDepth } from '../../../src/http/plugins/json-body.ts';
+import { nestingDepth, parseJsonBody, parseJsonBodyOffThread } from '../../../src/http/plugins/json-body.ts';
 
 /** The reference: one character at a time, a backslash in a string skipping the next one. */
 function depthByCharacter(text: string): number {
@@ -56,5 +56,14 @@ describe('nestingDepth', () => {
     const text = JSON.stringify({ files: [{ name: 'sdn.csv', content: file }] });
     assert.equal(nestingDepth(text), 3);
     assert.equal(nestingDepth(text), depthByCharacter(text));
+  });
+});
+
+describe('parseJsonBodyOffThread', () => {
+  it('gives the value parseJsonBody gives', async () => {
+    const text = JSON.stringify({ a: [1, -0, 1e300, 'é ✓ 😀', { b: null, c: true }], d: 'x'.repeat(10_000) });
+    const body = Buffer.from(text);
+    assert.deepEqual(await parseJsonBodyOffThread(body), parseJsonBody(body));
+    assert.ok(Object.is(((await parseJsonBodyOffThread(Buffer.from('[-0]'))) as number[])[0], -0));
   });
 });

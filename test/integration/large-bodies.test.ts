@@ -13,6 +13,8 @@ describe('operator API bodies over 1 MiB', () => {
     operator = { authorization: `Bearer ${t.deps.operatorToken()}`, 'content-type': 'application/json' };
   });
   after(() => t.close());
+  const command = (name: string, payload: string) =>
+    t.app.inject({ method: 'POST', url: `/api/admin/commands/${name}`, headers: operator, payload });
 
   it('a 2 MB list import is read and imported', async () => {
     const content = fixtureText('un_sanctions/UN_consolidated.xml');
@@ -20,12 +22,7 @@ describe('operator API bodies over 1 MiB', () => {
       args: { source: 'un', files: [{ name: 'UN_consolidated.xml', content }] },
     });
     assert.ok(Buffer.byteLength(payload) > OFF_THREAD_BODY_BYTES);
-    const res = await t.app.inject({
-      method: 'POST',
-      url: '/api/admin/commands/lists.import',
-      headers: operator,
-      payload,
-    });
+    const res = await command('lists.import', payload);
     assert.equal(res.statusCode, 200, res.body);
     const result = res.json().result as { source: string; entries: number };
     assert.equal(result.source, 'un');
@@ -50,12 +47,7 @@ describe('operator API bodies over 1 MiB', () => {
     ],
   ] as const) {
     it(`one ${what} gets the same 400 as a small one`, async () => {
-      const res = await t.app.inject({
-        method: 'POST',
-        url: '/api/admin/commands/lists.status',
-        headers: operator,
-        payload,
-      });
+      const res = await command('lists.status', payload);
       assert.equal(res.statusCode, 400, res.body);
       const error = res.json().error as { code: string; message: string; details: Record<string, unknown> };
       assert.equal(error.code, 'INVALID_REQUEST');

@@ -80,3 +80,23 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
       }),
   };
 }
+
+/**
+ * The first status `attempt` answers that is `expected`, trying for up to `withinMs` (else the
+ * last one). For a change the CLI makes while a server runs: on the embedded store it goes
+ * through the server, which applies it at once; on PostgreSQL the CLI writes to the database
+ * itself, and the server may serve what it cached (keys, webhook secrets: AUTH_CACHE_MS, 1 s by
+ * default) for up to that long.
+ */
+export async function statusOnceSeen(
+  expected: number,
+  attempt: () => Promise<number>,
+  withinMs = 3000,
+): Promise<number> {
+  const until = Date.now() + withinMs;
+  for (;;) {
+    const status = await attempt();
+    if (status === expected || Date.now() > until) return status;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}

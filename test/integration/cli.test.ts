@@ -3,7 +3,12 @@ import { spawnSync } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { freshDatabase, TEST_DATABASE_URL } from '../helpers/harness.ts';
-import { type ServerProcess, startServerProcess, tempDataDir } from '../helpers/server-process.ts';
+import {
+  type ServerProcess,
+  startServerProcess,
+  statusOnceSeen,
+  tempDataDir,
+} from '../helpers/server-process.ts';
 
 const dataDir = tempDataDir();
 const env = { MICA_DATA_DIR: dataDir, ...(TEST_DATABASE_URL ? { DATABASE_URL: TEST_DATABASE_URL } : {}) };
@@ -24,6 +29,13 @@ async function evaluateWith(url: string, key: string, clientId: string) {
     headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
     body: JSON.stringify({ client_id: clientId, trigger_type: 'periodic', data: {} }),
   });
+  return res.status;
+}
+
+/** A read with the key (nothing audited), for waiting until a revocation is seen. */
+async function rulesWith(url: string, key: string) {
+  const res = await fetch(`${url}/api/mica/rules`, { headers: { authorization: `Bearer ${key}` } });
+  await res.arrayBuffer();
   return res.status;
 }
 
@@ -89,7 +101,9 @@ describe('the mica CLI', () => {
 
     const revoked = mica('keys', 'revoke', created.key_id);
     assert.equal(revoked.code, 0, revoked.err);
-    assert.equal(await evaluateWith(server.url, created.key, 'acme'), 401);
+    const url = server.url;
+    assert.equal(await statusOnceSeen(401, () => rulesWith(url, created.key)), 401);
+    assert.equal(await evaluateWith(url, created.key, 'acme'), 401);
   });
 
   it('after a graceful stop the CLI opens the store itself again', async () => {

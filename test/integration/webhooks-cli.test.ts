@@ -4,7 +4,12 @@ import { existsSync, statSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { openDatabase } from '../../src/storage/db.ts';
 import { freshDatabase, TEST_DATABASE_URL } from '../helpers/harness.ts';
-import { type ServerProcess, startServerProcess, tempDataDir } from '../helpers/server-process.ts';
+import {
+  type ServerProcess,
+  startServerProcess,
+  statusOnceSeen,
+  tempDataDir,
+} from '../helpers/server-process.ts';
 import { signed, vendorBody } from '../helpers/webhooks.ts';
 
 const dataDir = tempDataDir();
@@ -30,26 +35,6 @@ async function deliver(server: ServerProcess, kind: 'txmon-a' | 'kyc', secret: s
     body: req.payload as string,
   });
   return res.status;
-}
-
-/**
- * The status of a delivery once the server has seen a change made by the CLI. On the embedded
- * store the CLI goes through the server, which applies it at once; on PostgreSQL the CLI writes
- * to the database itself, and the server's cached secrets (AUTH_CACHE_MS, 1 s by default) may
- * serve the old set for up to that long. So: the first answer that is `expected`, within 3 s.
- */
-async function deliverOnceSeen(
-  server: ServerProcess,
-  kind: 'txmon-a' | 'kyc',
-  secret: string,
-  expected: number,
-): Promise<number> {
-  const until = Date.now() + 3000;
-  for (;;) {
-    const status = await deliver(server, kind, secret);
-    if (status === expected || Date.now() > until) return status;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 describe('webhooks and jobs through the CLI', () => {
@@ -98,7 +83,7 @@ describe('webhooks and jobs through the CLI', () => {
     assert.equal(await deliver(server, 'kyc', 'kyc-secret-added-live'), 401);
     const add = mica('webhooks', 'add', 'kyc', '--client', 'acme', '--secret', 'kyc-secret-added-live');
     assert.equal(add.code, 0, add.err);
-    assert.equal(await deliverOnceSeen(server, 'kyc', 'kyc-secret-added-live', 200), 200);
+    assert.equal(await statusOnceSeen(200, () => deliver(server!, 'kyc', 'kyc-secret-added-live')), 200);
 
     const removed = mica(
       'webhooks',
@@ -108,7 +93,7 @@ describe('webhooks and jobs through the CLI', () => {
       registration.fingerprint,
     );
     assert.equal(removed.code, 0, removed.err);
-    assert.equal(await deliverOnceSeen(server, 'txmon-a', SECRET_1, 401), 401);
+    assert.equal(await statusOnceSeen(401, () => deliver(server!, 'txmon-a', SECRET_1)), 401);
     assert.equal(await deliver(server, 'txmon-a', SECRET_2), 200);
     assert.equal(mica('webhooks', 'remove', 'whr_nope').code, 1);
 

@@ -12,8 +12,6 @@ import { importEvent, type ListMeta, type SanctionsListsRepo } from '../storage/
 import type { ListImportRequest, PreparedList } from './list-prep.ts';
 import { prepareListOffThread } from './list-prep-thread.ts';
 
-export type { ListFile } from './list-prep.ts';
-
 /** What screening reads: the indexes of every held list and the versions they were built from. */
 export interface HeldLists {
   tag: string;

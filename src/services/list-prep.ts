@@ -39,7 +39,7 @@ function single(source: ListSource, files: ListFile[], what: string): ListFile {
 }
 
 /** Picks the loader from the source and the files' names and contents; the loaders check the structure. */
-export function parseListFiles(
+function parseListFiles(
   source: ListSource,
   files: ListFile[],
   publishedAt?: string | null,

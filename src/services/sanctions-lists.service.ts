@@ -70,11 +70,8 @@ export function createSanctionsListsService(deps: {
   refreshMs: number;
   now?: () => number;
   onError?: (err: unknown) => void;
-  /** Parses an import; by default on a worker thread (list-prep-thread.ts). */
-  prepare?: (req: ListImportRequest) => Promise<PreparedList>;
 }) {
   const now = deps.now ?? Date.now;
-  const prepare = deps.prepare ?? prepareListOffThread;
   let held: HeldLists | undefined;
   let loading: Promise<HeldLists> | undefined;
   let checkedAt = 0;
@@ -135,7 +132,7 @@ export function createSanctionsListsService(deps: {
     async import(args: ListImportRequest, actor: string) {
       let list: PreparedList;
       try {
-        list = await prepare(args);
+        list = await prepareListOffThread(args);
       } catch (err) {
         if (err instanceof ListFormatError) throw new AppError('INVALID_REQUEST', err.message);
         throw err;

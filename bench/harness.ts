@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type CpuUse, cpuSnapshot, cpuUse, loadAverage } from './cpu.ts';
@@ -138,6 +138,11 @@ export interface RealServer {
   stop(): Promise<string>;
 }
 
+/** BENCH_SERVER_NODE_ARGS: extra Node flags for the real servers (diagnosis, e.g. --trace-gc). */
+function extraServerArgs(): string[] {
+  return (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+}
+
 /**
  * The real server (`src/main.ts` with the flags of `npm start`) on a fresh embedded store or on a freshly reset
  * `mica_bench_extra` database, with the client `bench` (limits far above the load, two compliance
@@ -168,8 +173,15 @@ export async function startRealServer(
       AUDIT_MAINTENANCE_CRON: 'off',
       ...opts.env,
     },
-    profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [],
+    [...(profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : []), ...extraServerArgs()],
   );
+  // BENCH_SERVER_OUT=<file>: the server's output (e.g. of --trace-gc) is appended there too.
+  const outFile = process.env.BENCH_SERVER_OUT;
+  if (outFile) {
+    const tee = (chunk: Buffer) => appendFileSync(outFile, chunk);
+    child.proc.stdout!.on('data', tee);
+    child.proc.stderr!.on('data', tee);
+  }
   const origin = `http://127.0.0.1:${await waitListening(child, 120_000)}`;
   await waitHealthy(child, origin, 120_000);
   opts.log?.(`${target}: server healthy at ${origin}`);

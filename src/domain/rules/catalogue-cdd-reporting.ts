@@ -11,6 +11,8 @@ function strOverdue(f: Facts, { settings, env }: RuleEvalContext): boolean {
   const raw = f.str('str_detected_at');
   const detected = raw === undefined ? undefined : parseIsoInstant(raw);
   if (detected === undefined) return false;
+  // Not yet detected, so not yet due: and no calendar is walked towards a far-future date.
+  if (detected.getTime() >= env.now.getTime()) return false;
   const deadline = addBusinessDays(detected, settings.thresholds.str_filing_business_days, {
     timeZone: settings.time_zone,
     isHoliday: env.isHoliday,

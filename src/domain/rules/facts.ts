@@ -58,14 +58,18 @@ export function parseIsoInstant(s: string): Date | undefined {
   const hour = Number(h);
   const minute = Number(mi);
   const second = Number(sec);
-  if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return undefined;
-  const ms = Number(frac.padEnd(3, '0').slice(0, 3));
+  // A leap second (:60, as RFC 3339 allows at the end of a minute) is read as that minute's last
+  // millisecond: Date has no leap seconds, and the value must not be ignored as unreadable.
+  const leap = second === 60 && minute === 59;
+  if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || (second > 59 && !leap))
+    return undefined;
+  const ms = leap ? 999 : Number(frac.padEnd(3, '0').slice(0, 3));
   // setUTCFullYear, not Date.UTC, which maps years 0–99 to 1900–1999.
   const date = new Date(0);
   date.setUTCFullYear(year, month - 1, day);
   // A rolled-over date (31 April → 1 May) is not the date written.
   if (date.getUTCDate() !== day) return undefined;
-  date.setUTCHours(hour, minute, second, ms);
+  date.setUTCHours(hour, minute, leap ? 59 : second, ms);
   const wall = date.getTime();
   let offsetMin = 0;
   if (zone !== undefined && zone.toUpperCase() !== 'Z') {

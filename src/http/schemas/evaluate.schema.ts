@@ -7,7 +7,6 @@ export const CHAIN_NAMES = ['ethereum', 'bitcoin', 'polygon', 'binance-smart-cha
 
 const Country = Type.String({ pattern: '^[A-Za-z]{2}$', description: 'ISO 3166-1 alpha-2' });
 const Id = Type.String({ minLength: 1, maxLength: 256 });
-const Timestamp = Type.String({ format: 'date-time' });
 const DateOrTime = Type.Union([Type.String({ format: 'date' }), Type.String({ format: 'date-time' })]);
 
 const transactionFields = {
@@ -69,7 +68,7 @@ const periodicFields = {
   customer_id: Id,
   days_since_last_cdd_review: NonNegative(),
   risk_profile_changed: Type.Boolean(),
-  str_detected_at: Timestamp,
+  str_detected_at: DateOrTime,
   str_filed: Type.Boolean(),
 };
 

@@ -199,4 +199,17 @@ describe('MICA-RPT-002 STR filing deadline', () => {
     }
     assert.equal(triggers('MICA-RPT-002', { str_detected_at: '2026-07-02T09:00:00Z' }), false);
   });
+
+  it('a detection at the end of the calendar is future, not an error', () => {
+    for (const v of ['9999-12-31', '9999-12-31T23:59:59.999Z', '9999-12-30T00:00:00Z']) {
+      const r = runRule('MICA-RPT-002', { str_detected_at: v });
+      assert.deepEqual(r.conditions_met, { str_filed: false, str_overdue: false }, v);
+    }
+  });
+
+  it('reads a leap second as the last millisecond of its minute', () => {
+    assert.equal(triggers('MICA-RPT-002', { str_detected_at: '2026-06-26T23:59:60Z' }), true);
+    assert.equal(triggers('MICA-RPT-002', { str_detected_at: '2026-06-29T23:59:60Z' }), false);
+    assert.equal(triggers('MICA-RPT-002', { str_detected_at: '2026-06-26T23:58:60Z' }), false);
+  });
 });

@@ -14,6 +14,8 @@ function makeAjv(coerce: boolean): Ajv {
     useDefaults: true,
     removeAdditional: false,
     strict: false,
+    // Errors carry their schema, so a missing or mistyped enum field can name its allowed values.
+    verbose: true,
   });
   addFormats(ajv);
   return ajv;
@@ -72,6 +74,34 @@ function reasonOf(e: ErrorObject): string {
 export interface FieldProblem {
   field: string;
   reason: string;
+  /** The values the field takes, when it is an enum that is missing (the reason says "Required"). */
+  allowed?: unknown[];
+}
+
+/** The allowed values of a union of literals (TypeBox's Union of Literal: anyOf of const). */
+function literalsOf(schema: unknown): unknown[] | undefined {
+  const anyOf = (schema as { anyOf?: unknown } | undefined)?.anyOf;
+  if (!Array.isArray(anyOf) || anyOf.length === 0) return undefined;
+  const values: unknown[] = [];
+  for (const branch of anyOf) {
+    if (!branch || typeof branch !== 'object' || !('const' in branch)) return undefined;
+    values.push(branch.const);
+  }
+  return values;
+}
+
+/** A missing property's allowed values, read from the object schema that requires it. */
+function allowedOfMissing(e: ErrorObject): unknown[] | undefined {
+  const name = String((e.params as { missingProperty: string }).missingProperty);
+  const props = (e.parentSchema as { properties?: Record<string, unknown> } | undefined)?.properties;
+  return literalsOf(props?.[name]);
+}
+
+/** A branch of a union of literals: an error in it (wrong value or wrong type) means "one of". */
+function literalBranch(e: ErrorObject): unknown[] | undefined {
+  if (!e.schemaPath.includes('/anyOf/')) return undefined;
+  const branch = e.parentSchema as { const?: unknown } | undefined;
+  return branch && 'const' in branch ? [branch.const] : undefined;
 }
 
 /**
@@ -81,15 +111,22 @@ export interface FieldProblem {
 export function describeAjvErrors(errors: ErrorObject[], prefix = ''): FieldProblem[] {
   const out = new Map<string, string>();
   const unionValues = new Map<string, unknown[]>();
+  const allowedWhenMissing = new Map<string, unknown[]>();
   for (const e of errors) {
     if (e.keyword === 'if' || e.keyword === 'allOf') continue;
     const field = fieldOf(e, prefix);
-    if (e.keyword === 'const' && e.schemaPath.includes('/anyOf/')) {
+    const branch = literalBranch(e);
+    if (branch) {
+      // A wrong type fails a branch's type and its const: the value is counted once.
       const list = unionValues.get(field) ?? [];
-      list.push((e.params as { allowedValue: unknown }).allowedValue);
+      if (!list.includes(branch[0])) list.push(branch[0]);
       unionValues.set(field, list);
       if (!out.has(field)) out.set(field, '');
       continue;
+    }
+    if (e.keyword === 'required') {
+      const allowed = allowedOfMissing(e);
+      if (allowed) allowedWhenMissing.set(field, allowed);
     }
     if (e.keyword === 'anyOf' && unionValues.has(field)) continue;
     if (e.keyword === 'anyOf' && out.has(field)) continue;
@@ -99,5 +136,8 @@ export function describeAjvErrors(errors: ErrorObject[], prefix = ''): FieldProb
     if (out.get(field) === '' || out.get(field)?.startsWith('must match'))
       out.set(field, `Must be one of: ${values.join(', ')}`);
   }
-  return [...out].map(([field, reason]) => ({ field, reason: reason || 'Invalid value' }));
+  return [...out].map(([field, reason]) => {
+    const allowed = allowedWhenMissing.get(field);
+    return { field, reason: reason || 'Invalid value', ...(allowed ? { allowed } : {}) };
+  });
 }

@@ -35,8 +35,23 @@ describe('evaluation errors (nested format, CONTRACT §3)', () => {
     return b;
   }
 
-  it('a missing trigger_type is named', async () => {
-    await expect400({ client_id: 'acme', data: {} }, 'trigger_type', 'Required');
+  it('a missing trigger_type is named, with its allowed values (spec: nested error format)', async () => {
+    const b = await expect400(
+      { client_id: 'acme', data: {} },
+      'trigger_type',
+      'Required; must be one of: transaction, wallet_screen, travel_rule, periodic, manual',
+    );
+    // The list of problems keeps the `<field>: Required` shape of the flat format.
+    assert.deepEqual(b.error.details?.errors, ['trigger_type: Required']);
+  });
+
+  it('a trigger_type of the wrong type lists the allowed values too', async () => {
+    for (const trigger_type of [null, 7, true, ['transaction']])
+      await expect400(
+        { client_id: 'acme', trigger_type, data: {} },
+        'trigger_type',
+        'Must be one of: transaction, wallet_screen, travel_rule, periodic, manual',
+      );
   });
 
   it('an unknown trigger_type lists the allowed values', async () => {
@@ -114,6 +129,25 @@ describe('evaluation errors (nested format, CONTRACT §3)', () => {
       { client_id: 'acme', trigger_type: 'periodic', data: { str_detected_at: 'yesterday' } },
       'data.str_detected_at',
     );
+  });
+
+  it('str_detected_at takes an ISO 8601 date or date-time, up to the end of the calendar', async () => {
+    for (const str_detected_at of [
+      '2026-06-26',
+      '2026-06-26T23:59:60Z',
+      '9999-12-31T00:00:00Z',
+      '9999-12-31',
+    ]) {
+      const res = await send({ client_id: 'acme', trigger_type: 'periodic', data: { str_detected_at } });
+      assert.equal(res.statusCode, 200, `${str_detected_at}: ${res.body}`);
+      const rpt = (
+        res.json() as { results: Array<{ rule_id: string; conditions_met: unknown }> }
+      ).results.find((r) => r.rule_id === 'MICA-RPT-002');
+      assert.deepEqual(rpt?.conditions_met, {
+        str_filed: false,
+        str_overdue: !str_detected_at.startsWith('9999'),
+      });
+    }
   });
 
   it('unknown rule ids in a manual evaluation', async () => {

@@ -37,9 +37,12 @@ export function toAppError(err: unknown): AppError {
     const problems = describeAjvErrors(fe.validation as never);
     const errors = problems.map((p) => `${p.field}: ${p.reason}`);
     const first = problems[0] ?? { field: 'body', reason: 'Invalid value' };
+    // The nested format's reason lists a missing enum field's allowed values (the spec's
+    // trigger_type example); `errors` keeps the flat format's `<field>: Required` shape.
+    const reason = first.allowed ? `Required; must be one of: ${first.allowed.join(', ')}` : first.reason;
     return new AppError('INVALID_REQUEST', `Invalid request: ${errors[0] ?? 'body: Invalid value'}`, {
       field: first.field,
-      reason: first.reason,
+      reason,
       errors,
     });
   }

@@ -252,7 +252,9 @@ describe('POST /api/mica/evaluate', () => {
   it('lists the catalogue as the client has it configured', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/api/mica/rules', headers: auth });
     assert.equal(res.statusCode, 200);
-    const { rules } = res.json();
+    // A list as every list of CONTRACT §9: {items, next_cursor}; the catalogue is one page.
+    const { items: rules, next_cursor } = res.json();
+    assert.equal(next_cursor, null);
     assert.equal(rules.length, 20);
     assert.ok(rules.every((r: Record<string, unknown>) => r.id && r.name && r.article && r.severity));
     assert.ok(!rules.some((r: { id: string }) => r.id === 'MICA-RPT-003'));

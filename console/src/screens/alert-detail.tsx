@@ -24,9 +24,9 @@ async function loadAlert(id: string) {
     a.evaluation_id
       ? getJson<EvaluationResponse>(`/api/mica/evaluations/${a.evaluation_id}`)
       : Promise.resolve(null),
-    getJson<{ rules: CatalogueRule[] }>('/api/mica/rules'),
+    getJson<{ items: CatalogueRule[] }>('/api/mica/rules'),
   ]);
-  return { a, evaluation, catalogue: new Map(rules.rules.map((r) => [r.id, r])) };
+  return { a, evaluation, catalogue: new Map(rules.items.map((r) => [r.id, r])) };
 }
 
 /** One alert: facts, deadline, moves (escalating opens a case), payload, triggered rules, history. */

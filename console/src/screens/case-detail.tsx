@@ -46,7 +46,7 @@ async function loadCase(id: string): Promise<CaseBundle> {
   const c = await getJson<Case>(`/api/cases/${encodeURIComponent(id)}`);
   const [alerts, rules] = await Promise.all([
     Promise.all(c.alert_ids.slice(0, 100).map((a) => getJson<Alert>(`/api/alerts/${a}`))),
-    getJson<{ rules: CatalogueRule[] }>('/api/mica/rules'),
+    getJson<{ items: CatalogueRule[] }>('/api/mica/rules'),
   ]);
   const evalIds = [
     ...new Set([c.evaluation_id, ...alerts.map((a) => a.evaluation_id)].filter((x): x is string => !!x)),
@@ -54,7 +54,7 @@ async function loadCase(id: string): Promise<CaseBundle> {
   const evaluations = await Promise.all(
     evalIds.map((e) => getJson<EvaluationResponse>(`/api/mica/evaluations/${e}`)),
   );
-  return { c, alerts, evaluations, catalogue: new Map(rules.rules.map((r) => [r.id, r])) };
+  return { c, alerts, evaluations, catalogue: new Map(rules.items.map((r) => [r.id, r])) };
 }
 
 function Reassign({ c, me, onDone }: { c: Case; me: WhoAmI; onDone: () => void }) {

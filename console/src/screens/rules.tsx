@@ -91,14 +91,14 @@ export function RulesCatalogue() {
   const [loaded] = useLoad(
     () =>
       Promise.all([
-        getJson<{ rules: CatalogueRule[] }>('/api/mica/rules'),
+        getJson<{ items: CatalogueRule[] }>('/api/mica/rules'),
         getJson<RuleStats>('/api/mica/rules/stats?days=30'),
       ]),
     [],
   );
   if (loaded.state === 'loading') return <Loading what="the rules" />;
   if (loaded.state === 'error') return <ErrorBox error={loaded.error} title="Could not load the rules" />;
-  const [{ rules }, stats] = loaded.data;
+  const [{ items: rules }, stats] = loaded.data;
   const totals = new Map(stats.rules.map((s) => [s.rule_id, s]));
   return (
     <>

@@ -21,7 +21,12 @@ export const rulesRoutes =
           summary: 'The rule catalogue as configured for this client',
           security: [{ bearer: [] }],
           response: {
-            200: Type.Object({ client_id: Type.String(), rules: Type.Array(Type.Unknown()) }),
+            // A list, as every list of CONTRACT §9; the catalogue is one page.
+            200: Type.Object({
+              client_id: Type.String(),
+              items: Type.Array(Type.Unknown()),
+              next_cursor: Type.Null(),
+            }),
             401: NestedError,
             404: NestedError,
           },
@@ -31,7 +36,7 @@ export const rulesRoutes =
         const principal = principalOf(req);
         const ctx = await deps.clientContext(principal.clientId);
         if (!ctx) throw new AppError('CLIENT_NOT_FOUND', `Client ${principal.clientId} not found`);
-        return { client_id: principal.clientId, rules: listCatalogue(ctx.settings) };
+        return { client_id: principal.clientId, items: listCatalogue(ctx.settings), next_cursor: null };
       },
     );
   };

@@ -107,6 +107,7 @@ export function withParam(url: string, name: string, value: string | number): st
 export interface HistoryEntry {
   at: string;
   actor: string;
+  actor_name: string | null;
   from: string | null;
   to: string;
   note: string | null;
@@ -266,6 +267,7 @@ export interface TransitionRow {
   case_id: string | null;
   case_number: string | null;
   actor: string;
+  actor_name: string | null;
   from: string | null;
   to: string;
   note: string | null;

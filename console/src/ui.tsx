@@ -117,6 +117,11 @@ export interface HistoryLine extends HistoryEntry {
   item: string;
 }
 
+/** Who made a move: the key's id (or a part of the service), and the person named for it. */
+export function actorText(h: { actor: string; actor_name: string | null }): string {
+  return h.actor_name ? `${h.actor} (${h.actor_name})` : h.actor;
+}
+
 /** A history table: when, what, who, the move and its note; oldest first. */
 export function HistoryTable({ lines }: { lines: HistoryLine[] }) {
   if (lines.length === 0) return <p class="muted">No history yet.</p>;
@@ -128,7 +133,7 @@ export function HistoryTable({ lines }: { lines: HistoryLine[] }) {
             {when(h.at)}
           </td>
           <td>{h.item}</td>
-          <td>{h.actor}</td>
+          <td>{actorText(h)}</td>
           <td class="nowrap">
             {h.from ? label(h.from) : 'created'} → {label(h.to)}
           </td>

@@ -1,3 +1,4 @@
+import { systemActor } from '../domain/actor.ts';
 import { clientCalendar, strOverdue } from '../domain/cases/due-dates.ts';
 import type { ClientContext, EvaluationService } from '../services/evaluation.service.ts';
 import { type Environment, systemPrincipal } from '../services/keys.service.ts';
@@ -65,7 +66,7 @@ export function createStrSweep(deps: {
             ...(c.customer_id ? { customer_id: c.customer_id } : {}),
           },
         },
-        STR_SWEEP_EVALUATOR,
+        systemActor(STR_SWEEP_EVALUATOR),
         { caseId: c.id },
       );
       result.evaluated.push({

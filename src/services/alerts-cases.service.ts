@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { Actor } from '../domain/actor.ts';
 import { parseCaseNumber } from '../domain/cases/case-number.ts';
 import { caseDueAt, clientCalendar } from '../domain/cases/due-dates.ts';
 import { type ItemKind, isFinalStatus, statusesOf, transition } from '../domain/cases/state-machines.ts';
@@ -91,7 +92,7 @@ export function createAlertsCasesService(deps: {
     },
 
     /** Moves an alert; `escalated` opens a case, or joins the caller's `case_id`. */
-    async transitionAlert(p: Principal, id: string, body: TransitionBody, actor: string) {
+    async transitionAlert(p: Principal, id: string, body: TransitionBody, by: Actor) {
       checkStorable('note', body.note);
       if (!UUID.test(id)) throw notFound('Alert', id);
       const ctx = await deps.clientContext(p.clientId);
@@ -99,7 +100,7 @@ export function createAlertsCasesService(deps: {
       await deps.repo.inTransaction(async (s) => {
         const alert = await s.lockAlert(p.clientId, id.toLowerCase());
         if (!alert) throw notFound('Alert', id);
-        const r = transition('alert', alert.status, { ...body, actor, at });
+        const r = transition('alert', alert.status, { ...body, actor: by.id, actorName: by.name, at });
         if (!r.ok) throw refusal('alert', alert.status, body.to, r);
         if (body.case_id !== undefined && r.status !== 'escalated')
           throw new AppError('INVALID_REQUEST', 'Invalid request: case_id: Only with to = escalated', {
@@ -137,7 +138,8 @@ export function createAlertsCasesService(deps: {
             evaluation_id: alert.evaluation_id,
             due_at: caseDueAt(at, cal).toISOString(),
             created_at: at.toISOString(),
-            actor,
+            actor: by.id,
+            actor_name: by.name,
           });
           caseId = opened!.id;
         }
@@ -178,7 +180,7 @@ export function createAlertsCasesService(deps: {
       return caseDetail(p.clientId, row);
     },
 
-    async transitionCase(p: Principal, idOrNumber: string, body: TransitionBody, actor: string) {
+    async transitionCase(p: Principal, idOrNumber: string, body: TransitionBody, by: Actor) {
       checkStorable('note', body.note);
       const found = await findCase(p.clientId, idOrNumber);
       if (!found) throw notFound('Case', idOrNumber);
@@ -192,7 +194,7 @@ export function createAlertsCasesService(deps: {
       await deps.repo.inTransaction(async (s) => {
         const c = await s.lockCase(p.clientId, found.id);
         if (!c) throw notFound('Case', idOrNumber);
-        const r = transition('case', c.status, { ...body, actor, at });
+        const r = transition('case', c.status, { ...body, actor: by.id, actorName: by.name, at });
         if (!r.ok) throw refusal('case', c.status, body.to, r);
         await s.updateCase(c.id, {
           status: r.status,
@@ -206,7 +208,7 @@ export function createAlertsCasesService(deps: {
     },
 
     /** Assigns a case to one of the client's compliance officers; recorded in its history. */
-    async assignCase(p: Principal, idOrNumber: string, officer: string, actor: string) {
+    async assignCase(p: Principal, idOrNumber: string, officer: string, by: Actor) {
       checkStorable('officer', officer);
       const found = await findCase(p.clientId, idOrNumber);
       if (!found) throw notFound('Case', idOrNumber);
@@ -234,7 +236,8 @@ export function createAlertsCasesService(deps: {
           at: at.toISOString(),
           entry: {
             at: at.toISOString(),
-            actor,
+            actor: by.id,
+            actor_name: by.name,
             from: c.status,
             to: c.status,
             note: `assigned to ${officer}${c.assignee ? ` (was ${c.assignee})` : ''}`,

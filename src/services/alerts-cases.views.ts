@@ -33,6 +33,18 @@ export function decodeCursor(s: string): After {
   });
 }
 
+/** History entries as the API shows them: `actor_name` is null in entries written without it. */
+function historyOf(stored: unknown): Array<HistoryEntry & { actor_name: string | null }> {
+  return (stored as HistoryEntry[]).map((e) => ({
+    at: e.at,
+    actor: e.actor,
+    actor_name: e.actor_name ?? null,
+    from: e.from,
+    to: e.to,
+    note: e.note,
+  }));
+}
+
 /** An alert as the API shows it. */
 export function alertView(r: AlertRow, now: Date) {
   return {
@@ -52,7 +64,7 @@ export function alertView(r: AlertRow, now: Date) {
     created_at: iso(r.created_at),
     updated_at: iso(r.updated_at),
     payload: r.payload ?? null,
-    history: r.history as HistoryEntry[],
+    history: historyOf(r.history),
   };
 }
 
@@ -72,7 +84,7 @@ export function caseView(r: CaseRow, alertIds: string[], now: Date) {
     overdue: isOverdue(new Date(r.due_at), now, r.status),
     created_at: iso(r.created_at),
     updated_at: iso(r.updated_at),
-    history: r.history as HistoryEntry[],
+    history: historyOf(r.history),
   };
 }
 export type AlertView = ReturnType<typeof alertView>;

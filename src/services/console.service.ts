@@ -30,6 +30,7 @@ export const TRANSITION_COLUMNS = [
   'case_id',
   'case_number',
   'actor',
+  'actor_name',
   'from',
   'to',
   'note',

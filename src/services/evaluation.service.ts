@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { type Actor, evaluatorIdOf } from '../domain/actor.ts';
 import { alertDueAt, caseDueAt } from '../domain/cases/due-dates.ts';
 import { evaluateEvent, UnknownRuleError } from '../domain/rules/engine.ts';
 import type { ClientRuleSettings } from '../domain/rules/settings.ts';
@@ -60,7 +61,7 @@ function followUpsOf(
   req: EvaluationRequest,
   res: EvaluationResponse,
   ctx: ClientContext,
-  actor: string,
+  actor: Actor,
   linkCaseId?: string,
 ): EvaluationRecord['followUps'] {
   if (!res.should_create_case && !res.should_alert) return undefined;
@@ -83,7 +84,8 @@ function followUpsOf(
         evaluation_id: res.evaluation_id,
         due_at: caseDueAt(created, calendar).toISOString(),
         created_at: res.timestamp,
-        actor,
+        actor: actor.id,
+        actor_name: actor.name,
       }
     : undefined;
   const severity = res.highest_severity ?? 'medium';
@@ -104,7 +106,8 @@ function followUpsOf(
         created_at: res.timestamp,
         payload: null,
         headers: null,
-        actor,
+        actor: actor.id,
+        actor_name: actor.name,
       }
     : undefined;
   return { case: newCase, alert };
@@ -152,15 +155,12 @@ export function createEvaluationService(deps: {
 
   return {
     /**
-     * Returns the response and its JSON text (the exact bytes stored and answered). `links.caseId`
-     * ties the alert it opens to an existing case (the STR sweep's alert to its STR case).
+     * Returns the response and its JSON text (the exact bytes stored and answered). `by` is who
+     * asked (default: the key, unnamed); `links.caseId` ties the alert it opens to an existing case
+     * (the STR sweep's alert to its STR case).
      */
-    async evaluate(
-      principal: Principal,
-      req: EvaluationRequest,
-      evaluatorId?: string,
-      links?: { caseId?: string },
-    ) {
+    async evaluate(principal: Principal, req: EvaluationRequest, by?: Actor, links?: { caseId?: string }) {
+      const actor = by ?? { id: principal.keyId, name: null, key: true };
       checkWalletAddress(req);
       // A client the key does not own looks exactly like one that does not exist.
       const ctx = req.client_id === principal.clientId ? await deps.clientContext(req.client_id) : undefined;
@@ -213,7 +213,7 @@ export function createEvaluationService(deps: {
         evaluated_at: response.timestamp,
         rule_set_version: outcome.rule_set_version,
         high_risk_list_date: outcome.high_risk_list_date,
-        evaluator_id: evaluatorId ?? `key:${principal.keyId}`,
+        evaluator_id: evaluatorIdOf(actor),
         rules_evaluated: outcome.rules_evaluated,
         rules_triggered: outcome.rules_triggered,
         transaction_blocked: outcome.should_block,
@@ -223,7 +223,7 @@ export function createEvaluationService(deps: {
         rule_ids: outcome.results.map((r) => r.rule_id),
         requestJson: JSON.stringify(req),
         responseJson,
-        followUps: followUpsOf(req, response, ctx, evaluatorId ?? `key:${principal.keyId}`, links?.caseId),
+        followUps: followUpsOf(req, response, ctx, actor, links?.caseId),
         customerTransaction: countsInWindow
           ? {
               transaction_id: transactionId,

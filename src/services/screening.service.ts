@@ -1,5 +1,6 @@
 import type { Cache } from '../cache/cache.port.ts';
 import { tolerantCache } from '../cache/tolerant-cache.ts';
+import type { Actor } from '../domain/actor.ts';
 import type { RuleResult } from '../domain/rules/types.ts';
 import {
   type AddressMatch,
@@ -114,7 +115,7 @@ export function createScreeningService(deps: {
 
   return {
     /** Screens a wallet for the caller; returns the response as JSON text (cached or new). */
-    async screen(principal: Principal, req: ScreeningRequest, evaluatorId?: string): Promise<string> {
+    async screen(principal: Principal, req: ScreeningRequest, by?: Actor): Promise<string> {
       const valid = validateAddress(req.blockchain, req.wallet_address);
       if (!valid.ok) throw validationError([`wallet_address: ${valid.reason}`]);
       const names = [req.originator_name, req.beneficiary_name].filter(
@@ -192,7 +193,7 @@ export function createScreeningService(deps: {
             ...pick(req, ['transaction_amount_eur', 'originator_name', 'beneficiary_name']),
           },
         },
-        evaluatorId,
+        by,
       );
       const json = JSON.stringify({
         risk_profile: profile,

@@ -1,5 +1,6 @@
 import type { Cache } from '../cache/cache.port.ts';
 import { tolerantCache } from '../cache/tolerant-cache.ts';
+import type { Actor } from '../domain/actor.ts';
 import type { RuleResult } from '../domain/rules/types.ts';
 import { sha256Hex } from '../domain/sha256.ts';
 import {
@@ -113,7 +114,7 @@ export function createTravelRuleService(deps: {
 
   return {
     /** Validates one request for the caller; returns the response as JSON text (cached or new). */
-    async validate(principal: Principal, body: unknown, evaluatorId?: string): Promise<string> {
+    async validate(principal: Principal, body: unknown, by?: Actor): Promise<string> {
       // C2 (a date of birth in the past) needs today; the rest of the check is pure.
       const parsed = parseTravelRuleRequest(body, { today: now().toISOString().slice(0, 10) });
       if (!parsed.ok) throw validationError(parsed.errors);
@@ -141,7 +142,7 @@ export function createTravelRuleService(deps: {
           trigger_entity_id: transfer.transfer_id,
           data: evaluationData(transfer, { data_completeness, self_hosted, counterparty_verified }),
         },
-        evaluatorId,
+        by,
       );
 
       const response: TravelRuleResponse = {

@@ -49,6 +49,7 @@ export interface TransitionRow {
   case_id: string | null;
   case_number: string | null;
   actor: string;
+  actor_name: string | null;
   from: string | null;
   to: string;
   note: string | null;
@@ -184,7 +185,7 @@ export function createConsoleRepo(db: Db) {
       const res = await sql<TransitionRow>`
         SELECT to_char((x.value->>'at')::timestamptz AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS at,
                x.kind, x.item_id, x.case_id, x.case_number,
-               x.value->>'actor' AS actor, x.value->>'from' AS "from", x.value->>'to' AS "to",
+               x.value->>'actor' AS actor, x.value->>'actor_name' AS actor_name, x.value->>'from' AS "from", x.value->>'to' AS "to",
                x.value->>'note' AS note,
                CASE WHEN x.value->>'to' = 'closed' THEN x.resolution END AS resolution,
                x.ord::int AS ord

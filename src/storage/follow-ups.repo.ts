@@ -12,6 +12,8 @@ export interface NewCase {
   due_at: string;
   created_at: string;
   actor: string;
+  /** The person named for the key (officer or X-Actor); none for a part of the service. */
+  actor_name?: string | null;
 }
 
 /** An alert to open; `case_id` links it to a case opened with it. */
@@ -32,6 +34,8 @@ export interface NewAlert {
   payload: unknown;
   headers: Record<string, string> | null;
   actor: string;
+  /** The person named for the key (officer or X-Actor); none for a part of the service. */
+  actor_name?: string | null;
 }
 
 export interface OpenedCase {
@@ -57,6 +61,16 @@ const CASE_NUMBER_SQL = `'CASE-' || nc.year || '-' ||
  * Each data-modifying expression always runs; the alerts' foreign keys to the cases are checked at
  * the end of the statement, when both are in.
  */
+/** The first history entry of an alert or case: opened, by whom. */
+function historyEntry(
+  at: string,
+  by: { actor: string; actor_name?: string | null },
+  to: string,
+  note: string | null,
+) {
+  return { at, actor: by.actor, actor_name: by.actor_name ?? null, from: null, to, note };
+}
+
 export function followUpCtes(
   cases: NewCase[],
   alerts: NewAlert[],
@@ -70,11 +84,11 @@ export function followUpCtes(
     pos,
     alert_id: alertOfCase.get(c.id) ?? null,
     year: new Date(c.created_at).getUTCFullYear(),
-    history: [{ at: c.created_at, actor: c.actor, from: null, to: 'open', note: c.reason }],
+    history: [historyEntry(c.created_at, c, 'open', c.reason)],
   }));
   const alertRows = alerts.map((a) => ({
     ...a,
-    history: [{ at: a.created_at, actor: a.actor, from: null, to: 'open', note: null }],
+    history: [historyEntry(a.created_at, a, 'open', null)],
   }));
   return sql`
     nc AS (

@@ -230,10 +230,12 @@ describe('web console, end to end in Chromium', () => {
       page.getByRole('button', { name: 'Export history CSV' }).click(),
     ]);
     const csv = readFileSync((await download.path())!, 'utf8');
-    const actor = `key:${s.keyId} (olga)`;
+    const actor = s.keyId;
     for (const [to, note] of moves)
       assert.ok(
-        csv.split('\r\n').some((l) => l.includes(`,${to},`) && l.includes(note) && l.includes(actor)),
+        csv
+          .split('\r\n')
+          .some((l) => l.includes(`,${to},`) && l.includes(note) && l.includes(`,${actor},olga,`)),
         `the export holds the move to ${to} by olga:\n${csv}`,
       );
     assert.match(csv, /,closed,[^\r\n]*,report_filed\r\n/);
@@ -245,9 +247,10 @@ describe('web console, end to end in Chromium', () => {
       kind: string;
       to: string;
       actor: string;
+      actor_name: string | null;
     }>;
     assert.deepEqual(
-      json.filter((r) => r.kind === 'case' && r.actor === actor).map((r) => r.to),
+      json.filter((r) => r.kind === 'case' && r.actor === actor && r.actor_name === 'olga').map((r) => r.to),
       ['investigating', 'pending_filing', 'closed'],
     );
 

@@ -146,7 +146,9 @@ describe('alerts API (and the 404s of every alert and case route)', () => {
     const a = ok.json();
     assert.equal(a.resolution, 'true_positive');
     const last = a.history[a.history.length - 1];
-    assert.equal(last.actor, `key:${acme.keyId} (Olga O.)`);
+    // CONTRACT §9: the actor is the key's id, the X-Actor header recorded beside it.
+    assert.equal(last.actor, acme.keyId);
+    assert.equal(last.actor_name, 'Olga O.');
     assert.equal(last.from, 'open');
     assert.equal(last.to, 'closed');
     assert.equal(last.note, 'confirmed with the customer');

@@ -3,7 +3,7 @@ import { useState } from 'preact/hooks';
 import { type AuditRow, qs, type TransitionRow, withParam } from '../api.ts';
 import { label, shortId, when } from '../format.ts';
 import { href, navigate } from '../router.ts';
-import { DataTable, ErrorBox, ExportButtons, Field, SeverityBadge, useDownload } from '../ui.tsx';
+import { actorText, DataTable, ErrorBox, ExportButtons, Field, SeverityBadge, useDownload } from '../ui.tsx';
 import { PagedBody, usePaged } from './queue.tsx';
 import { Conditions } from './triggered.tsx';
 
@@ -159,7 +159,7 @@ function TransitionRows({ values }: { values: Record<string, string> }) {
             </a>
           </td>
           <td>{r.case_number ?? '—'}</td>
-          <td>{r.actor}</td>
+          <td>{actorText(r)}</td>
           <td class="nowrap">
             {r.from ? label(r.from) : 'created'} → {label(r.to)}
           </td>

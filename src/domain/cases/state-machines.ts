@@ -52,7 +52,10 @@ export interface TransitionRequest {
   /** Required when the target is `closed`; null, undefined and '' all mean "not given". */
   resolution?: string | null;
   note?: string | null;
+  /** The key's id, or a part of the service. */
   actor: string;
+  /** The person named for the key (its officer or an X-Actor header), recorded beside it. */
+  actorName?: string | null;
   at: Date;
 }
 
@@ -60,6 +63,8 @@ export interface HistoryEntry {
   /** ISO 8601 UTC. */
   at: string;
   actor: string;
+  /** Absent in entries written before it was recorded apart from `actor`. */
+  actor_name?: string | null;
   from: string;
   to: string;
   note: string | null;
@@ -150,6 +155,7 @@ export function transition<K extends ItemKind>(
     historyEntry: {
       at: req.at.toISOString(),
       actor: req.actor,
+      actor_name: req.actorName ?? null,
       from: current,
       to,
       note: req.note ?? null,

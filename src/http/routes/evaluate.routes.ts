@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { type Actor, systemActor } from '../../domain/actor.ts';
 import type { EvaluationService } from '../../services/evaluation.service.ts';
 import { principalOf } from '../plugins/auth.ts';
 import { NestedError, nestedErrorResponses } from '../schemas/common.schema.ts';
@@ -52,17 +53,16 @@ export const evaluateRoutes =
   };
 
 /**
- * The evaluator recorded with the audit rows and history: the key, and its named actor. A key issued
+ * Who acts, for the audit rows and histories: the key, and the person named for it. A key issued
  * to an officer always acts as that officer (an X-Actor header cannot speak for someone else);
  * a key without one may name the person behind it with X-Actor.
  */
 export function actorOf(req: {
   principal?: { keyId: string; officer: string | null };
   headers: Record<string, unknown>;
-}) {
-  const key = req.principal ? `key:${req.principal.keyId}` : 'system';
-  const actor =
-    req.principal?.officer ??
-    (typeof req.headers['x-actor'] === 'string' ? req.headers['x-actor'].slice(0, 128) : undefined);
-  return actor ? `${key} (${actor})` : key;
+}): Actor {
+  if (!req.principal) return systemActor('system');
+  const header = req.headers['x-actor'];
+  const name = req.principal.officer ?? (typeof header === 'string' && header ? header.slice(0, 128) : null);
+  return { id: req.principal.keyId, name, key: true };
 }

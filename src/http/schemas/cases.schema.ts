@@ -8,7 +8,10 @@ const Uuid = Type.String({ format: 'uuid' });
 
 const HistoryEntry = Type.Object({
   at: DateTime,
-  actor: Type.String(),
+  actor: Type.String({ description: "the key's id, or a part of the service (webhook:<kind>, system:…)" }),
+  actor_name: Nullable(
+    Type.String({ description: 'the person named for the key: its officer, or the X-Actor header' }),
+  ),
   from: Nullable(Type.String()),
   to: Type.String(),
   note: Nullable(Type.String()),

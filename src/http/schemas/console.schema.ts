@@ -93,6 +93,7 @@ export const TransitionSchema = Type.Object({
   case_id: Nullable(Type.String({ format: 'uuid' })),
   case_number: Nullable(Type.String()),
   actor: Type.String(),
+  actor_name: Nullable(Type.String()),
   from: Nullable(Type.String()),
   to: Type.String(),
   note: Nullable(Type.String()),

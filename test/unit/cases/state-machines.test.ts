@@ -85,7 +85,14 @@ describe('transition: every edge', () => {
             assert.ok(r.ok);
             assert.equal(r.status, to);
             assert.equal(r.resolution, resolutionFor(kind, to) ?? null);
-            assert.deepEqual(r.historyEntry, { at: '2026-03-02T10:00:00.000Z', actor, from, to, note: 'n' });
+            assert.deepEqual(r.historyEntry, {
+              at: '2026-03-02T10:00:00.000Z',
+              actor,
+              actor_name: null,
+              from,
+              to,
+              note: 'n',
+            });
           } else {
             assert.deepEqual(r, { ok: false, error: 'INVALID_TRANSITION', allowed: edges });
           }

@@ -28,6 +28,9 @@ export interface ScreeningRequest {
   transaction_amount_eur?: number;
   originator_name?: string;
   beneficiary_name?: string;
+  /** Extension (POST): the wallet is self-hosted, and whether its ownership is proven (WAL-004). */
+  self_hosted_wallet?: boolean;
+  ownership_verified?: boolean;
 }
 
 /** CONTRACT §7 extension: what matched a held list. */
@@ -123,10 +126,11 @@ export function createScreeningService(deps: {
       );
       const lists = await deps.lists.current();
 
-      // Names change the answer, so a request with names is neither served from nor stored in the
-      // cache; the amount does not. The list versions and the vendors in use fingerprint an entry:
-      // after an import (or a change of vendors) the old entry is a miss.
-      const cacheable = names.length === 0;
+      // Names and the ownership facts change the answer, so a request with them is neither served
+      // from nor stored in the cache; the amount does not. The list versions and the vendors in use
+      // fingerprint an entry: after an import (or a change of vendors) the old entry is a miss.
+      const cacheable =
+        names.length === 0 && req.self_hosted_wallet === undefined && req.ownership_verified === undefined;
       const key = walletCacheKey(principal.clientId, req.wallet_address, req.blockchain);
       const fingerprint = `lists=${lists.tag};vendors=${deps.vendors.names.join(',')}`;
       if (cacheable) {
@@ -157,7 +161,8 @@ export function createScreeningService(deps: {
       }
 
       const riskScore = round(risk.score, 2);
-      const category = riskCategory(riskScore, risk.sanctions_hit);
+      // Any sanctioned exposure blocks (WAL-001), so it is a sanctions hit for the category too.
+      const category = riskCategory(riskScore, risk.sanctions_hit || risk.sanctioned > 0);
       const profile = {
         wallet_address: req.wallet_address,
         blockchain: req.blockchain,
@@ -190,7 +195,13 @@ export function createScreeningService(deps: {
             sanctions_lists: lists.tag,
             vendors: deps.vendors.names,
             ...(complete ? {} : { vendors_incomplete: true }),
-            ...pick(req, ['transaction_amount_eur', 'originator_name', 'beneficiary_name']),
+            ...pick(req, [
+              'transaction_amount_eur',
+              'originator_name',
+              'beneficiary_name',
+              'self_hosted_wallet',
+              'ownership_verified',
+            ]),
           },
         },
         by,

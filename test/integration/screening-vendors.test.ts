@@ -89,6 +89,27 @@ describe('wallet screening through the three vendors: mapping and cache', () => 
     assert.equal(s.rule_evaluation.should_block, true);
   });
 
+  it('a small sanctioned exposure blocks, and the category says critical with it', async () => {
+    const address = freshEvm();
+    c.answers.set(address, {
+      risk_score: 1,
+      evaluation_detail: {
+        source: [
+          {
+            rule_name: 'exposure',
+            risk_score: 1,
+            matched_elements: [{ category: 'Sanctions', contribution_percentage: 5 }],
+          },
+        ],
+      },
+    });
+    const s = await ok(address);
+    assert.equal(s.risk_profile.risk_score, 10);
+    assert.equal(s.risk_profile.sanctioned_exposure, 0.05);
+    assert.equal(s.risk_profile.risk_category, 'critical');
+    assert.equal(s.rule_evaluation.should_block, true);
+  });
+
   it('a vendor_a 404 means "no data", not a failure', async () => {
     a.mode = 'notfound';
     const s = await ok(freshEvm());
@@ -141,6 +162,46 @@ describe('wallet screening through the three vendors: mapping and cache', () => 
     const named = await screenPost(t, auth, { ...body, originator_name: 'John Smith' });
     assert.equal(named.statusCode, 200, named.body);
     assert.equal(calls(), 6);
+  });
+
+  it('a POST may state self-hosting and ownership (WAL-004, not cached); other fields are ignored', async () => {
+    const address = freshEvm();
+    const body = { wallet_address: address, blockchain: 'ethereum', client_id: 'someone-else', note: 'x' };
+    const plain = await screenPost(t, auth, body);
+    assert.equal(plain.statusCode, 200, plain.body);
+    assert.deepEqual((plain.json() as Screening).rule_evaluation.actions, ['ALLOW']);
+    const selfHosted = await screenPost(t, auth, { ...body, self_hosted_wallet: true });
+    assert.equal(selfHosted.statusCode, 200, selfHosted.body);
+    const r = (selfHosted.json() as Screening).rule_evaluation;
+    assert.deepEqual(r.actions, ['REQUEST_INFO']);
+    assert.deepEqual(
+      r.triggered_rules.map((x) => x.rule_id),
+      ['MICA-WAL-004'],
+    );
+    const proven = await screenPost(t, auth, { ...body, self_hosted_wallet: true, ownership_verified: true });
+    assert.deepEqual((proven.json() as Screening).rule_evaluation.actions, ['ALLOW']);
+    // The first answer was cached; the two with ownership facts were screened afresh.
+    assert.equal(calls(), 9);
+    const wrong = await screenPost(t, auth, { ...body, self_hosted_wallet: 'yes' });
+    assert.equal(wrong.statusCode, 400, wrong.body);
+    assert.deepEqual((wrong.json() as { details: { errors: string[] } }).details.errors, [
+      'self_hosted_wallet: Expected boolean',
+    ]);
+  });
+
+  it('the GET form screens the address only: names are POST only', async () => {
+    const address = freshEvm();
+    const res = await t.app.inject({
+      method: 'GET',
+      url: `/api/mica/wallet-screening?wallet_address=${address}&blockchain=ethereum&originator_name=Vladimir%20Putin`,
+      headers: auth,
+    });
+    assert.equal(res.statusCode, 200, res.body);
+    assert.deepEqual((res.json() as Screening).risk_profile.sanctions_matches, []);
+    // Screened as the address alone, so cached as such: the plain GET is a hit.
+    assert.equal(calls(), 3);
+    await ok(address);
+    assert.equal(calls(), 3);
   });
 
   it('nothing is cached when a vendor fails', async () => {

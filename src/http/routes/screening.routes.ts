@@ -44,9 +44,11 @@ export const screeningRoutes =
         schema: { ...common.schema, summary: 'Screen a wallet address', querystring: ScreeningQuerySchema },
       },
       async (req, reply) => {
+        // The GET form takes the address and its chain only; the other fields are POST only (spec).
+        const { wallet_address, blockchain } = req.query as ScreeningRequest;
         const json = await deps.screening.screen(
           principalOf(req),
-          req.query as ScreeningRequest,
+          { wallet_address, blockchain },
           actorOf(req),
         );
         // Sent as the cached JSON text, so a hit and a miss answer the same bytes.

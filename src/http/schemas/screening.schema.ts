@@ -10,7 +10,10 @@ const walletFields = {
 /** GET /api/mica/wallet-screening query. */
 export const ScreeningQuerySchema = Type.Object(walletFields);
 
-/** POST /api/mica/wallet-screening body. */
+/**
+ * POST /api/mica/wallet-screening body. Other fields (a `client_id`, say: the client is always the
+ * key's) are ignored, as in the GET form's query, rather than refused.
+ */
 export const ScreeningBodySchema = Type.Object(
   {
     ...walletFields,
@@ -21,8 +24,14 @@ export const ScreeningBodySchema = Type.Object(
     beneficiary_name: Type.Optional(
       Type.String({ maxLength: 512, description: 'screened against the lists' }),
     ),
+    self_hosted_wallet: Type.Optional(
+      Type.Boolean({ description: 'extension: the wallet is self-hosted (MICA-WAL-004)' }),
+    ),
+    ownership_verified: Type.Optional(
+      Type.Boolean({ description: "extension: the customer's ownership of it is proven (MICA-WAL-004)" }),
+    ),
   },
-  { additionalProperties: false },
+  { additionalProperties: true },
 );
 
 const SanctionsMatchSchema = Type.Object({

@@ -46,8 +46,10 @@ export function normalizeName(name: string): string {
     .replace(/\p{M}+/gu, '')
     .toLowerCase()
     .replace(/[ßæœøđðłıþħ]/g, (c) => FOLD[c] ?? c)
-    // Apostrophes join (O'Brien = OBrien); every other non-letter/digit separates words.
-    .replace(/['’‘`ʼ]/g, '');
+    // Apostrophes join (O'Brien = OBrien), and so do the dots of an initialism (S.R.O. = SRO,
+    // U.S.A = USA); every other non-letter/digit separates words (J. Smith = J Smith).
+    .replace(/['’‘`ʼ]/g, '')
+    .replace(/(?<![\p{L}\p{N}])\p{L}(?:\.\p{L})+\.?(?![\p{L}\p{N}])/gu, (m) => m.replaceAll('.', ''));
   const tokens = folded.split(/[^\p{L}\p{N}]+/u).filter((t) => t !== '');
   return tokens.sort().join(' ');
 }

@@ -63,6 +63,15 @@ describe('name normalisation', () => {
     assert.equal(normalizeName('  ,.;  '), '');
   });
 
+  test("joins an initialism's dots, and only those", () => {
+    assert.equal(normalizeName('SUEX OTC, S.R.O.'), 'otc sro suex');
+    assert.equal(normalizeName('suex otc sro'), 'otc sro suex');
+    assert.equal(normalizeName('U.S.A'), 'usa');
+    assert.equal(normalizeName('J. Smith'), 'j smith');
+    assert.equal(normalizeName('Co.Ltd'), 'co ltd');
+    assert.equal(nameScore('Suex OTC sro', 'SUEX OTC, S.R.O.'), 1);
+  });
+
   test('scores equivalent spellings as identical', () => {
     assert.equal(nameScore('KHOROSHEV, Dmitry Yuryevich', 'dmitry yuryevich khoroshev'), 1);
     assert.equal(nameScore('', 'x'), 0);

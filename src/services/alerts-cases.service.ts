@@ -4,7 +4,13 @@ import { parseCaseNumber } from '../domain/cases/case-number.ts';
 import { caseDueAt, clientCalendar } from '../domain/cases/due-dates.ts';
 import { type ItemKind, isFinalStatus, statusesOf, transition } from '../domain/cases/state-machines.ts';
 import { AppError } from '../errors.ts';
-import type { After, AlertsCasesRepo, CaseRow, ListFilter } from '../storage/alerts-cases.repo.ts';
+import type {
+  After,
+  AlertsCasesRepo,
+  CaseRow,
+  ListFilter,
+  LockedStatements,
+} from '../storage/alerts-cases.repo.ts';
 import { isStorable, truncate } from '../storage/storable.ts';
 import { alertView, caseView, decodeCursor, encodeCursor, iso, refusal, UUID } from './alerts-cases.views.ts';
 import type { ClientContext } from './evaluation.service.ts';
@@ -30,6 +36,12 @@ export interface TransitionBody {
   resolution?: string | null;
   note?: string | null;
   case_id?: string;
+}
+
+/** Whether the case an alert is linked to is closed (locked, as the alert is, for the move). */
+async function caseIsClosed(s: LockedStatements, clientId: string, caseId: string): Promise<boolean> {
+  const linked = await s.lockCase(clientId, caseId);
+  return linked === undefined || isFinalStatus('case', linked.status);
 }
 
 const notFound = (what: string, id: string) => new AppError('NOT_FOUND', `${what} ${id} not found`);
@@ -123,8 +135,12 @@ export function createAlertsCasesService(deps: {
               },
             );
           caseId = joined.id;
-        } else if (r.status === 'escalated' && caseId === null) {
-          // Escalation opens a case unless the alert already belongs to one (a webhook or evaluation opened it).
+        } else if (
+          r.status === 'escalated' &&
+          (caseId === null || (await caseIsClosed(s, p.clientId, caseId)))
+        ) {
+          // Escalation opens a case unless the alert already belongs to an open one (a webhook or
+          // an evaluation opened it); escalating into a closed case would bury the alert.
           const cal = clientCalendar({
             timeZone: ctx?.settings.time_zone,
             holidayCountry: ctx?.settings.holiday_country,

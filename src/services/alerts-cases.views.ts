@@ -98,11 +98,15 @@ export function refusal(
   r: Exclude<TransitionResult<ItemKind>, { ok: true }>,
 ) {
   if (r.error === 'INVALID_TRANSITION')
-    return new AppError('INVALID_TRANSITION', `A ${kind} cannot move from ${from} to ${to}`, {
-      from,
-      to,
-      allowed: r.allowed,
-    });
+    return new AppError(
+      'INVALID_TRANSITION',
+      `${kind === 'alert' ? 'An' : 'A'} ${kind} cannot move from ${from} to ${to}`,
+      {
+        from,
+        to,
+        allowed: r.allowed,
+      },
+    );
   const reason =
     r.error === 'RESOLUTION_REQUIRED'
       ? `Required when moving to ${to} (one of: ${r.allowed.join(', ')})`

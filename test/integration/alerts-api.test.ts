@@ -190,6 +190,35 @@ describe('alerts API (and the 404s of every alert and case route)', () => {
     assert.equal(notEscalating.statusCode, 400);
   });
 
+  it('escalating an alert whose case is closed opens a new case for it', async () => {
+    const { platform_alert_id: id, case_id: oldCase } = await webhook('acme', 'high');
+    for (const to of ['investigating', 'closed'])
+      assert.equal(
+        (
+          await as(acme).post(`/api/cases/${oldCase}/transition`, {
+            to,
+            resolution: to === 'closed' ? 'no_action' : undefined,
+          })
+        ).statusCode,
+        200,
+      );
+    const res = await as(acme).post(`/api/alerts/${id}/transition`, { to: 'escalated', note: 'again' });
+    assert.equal(res.statusCode, 200, res.body);
+    const newCase = res.json().case_id;
+    assert.ok(newCase && newCase !== oldCase, 'a new case');
+    const c = (await as(acme).get(`/api/cases/${newCase}`)).json();
+    assert.equal(c.status, 'open');
+    assert.deepEqual(c.alert_ids, [id]);
+  });
+
+  it('an illegal move names the item with its article', async () => {
+    const id = await newAlert();
+    await as(acme).post(`/api/alerts/${id}/transition`, { to: 'closed', resolution: 'false_positive' });
+    const res = await as(acme).post(`/api/alerts/${id}/transition`, { to: 'acknowledged' });
+    assert.equal(res.statusCode, 409, res.body);
+    assert.match(res.json().error.message, /^An alert cannot move from /);
+  });
+
   it('concurrent transitions of one alert: exactly one applies', async () => {
     const id = await newAlert();
     const results = await Promise.all(

@@ -159,7 +159,9 @@ describe('evaluation errors (nested format, CONTRACT §3)', () => {
   });
 
   it('a body that is not JSON, empty, an array or a scalar', async () => {
-    await expect400('{"client_id": "acme",', 'body');
+    const malformed = await expect400('{"client_id": "acme",', 'body');
+    // Every problem is listed, also when the check found only one (CONTRACT §3).
+    assert.deepEqual(malformed.error.details?.errors, [`body: ${malformed.error.details?.reason}`]);
     await expect400('', 'body');
     await expect400('[1,2]', 'body', 'Expected object');
     await expect400('"text"', 'body', 'Expected object');
@@ -195,6 +197,39 @@ describe('evaluation errors (nested format, CONTRACT §3)', () => {
     const res = await send(big);
     assert.equal(res.statusCode, 413);
     assert.equal((res.json() as NestedBody).error.code, 'PAYLOAD_TOO_LARGE');
+    assert.deepEqual((res.json() as NestedBody).error.details, {
+      field: 'body',
+      reason: 'Exceeds the 1 MiB limit',
+      errors: ['body: Exceeds the 1 MiB limit'],
+    });
+  });
+
+  it('on the flat endpoints: a 413 lists the problem, and an unknown path or method is a flat 404', async () => {
+    const big = JSON.stringify({ wallet_address: 'x', blockchain: 'ethereum', pad: 'x'.repeat(1024 * 1024) });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/mica/wallet-screening',
+      headers: { ...auth, 'content-type': 'application/json' },
+      payload: big,
+    });
+    assert.equal(res.statusCode, 413);
+    assert.deepEqual(res.json(), {
+      error: 'Request body exceeds the 1 MiB limit',
+      type: 'VALIDATION',
+      details: { errors: ['body: Exceeds the 1 MiB limit'] },
+      statusCode: 413,
+    });
+    for (const [method, url] of [
+      ['PUT', '/api/mica/wallet-screening'],
+      ['GET', '/api/mica/cache/nope'],
+      ['DELETE', '/api/mica/travel-rule-validation'],
+      ['POST', '/api/mica/circuit-breaker/status'],
+    ] as const) {
+      const r = await t.app.inject({ method, url, headers: auth });
+      assert.equal(r.statusCode, 404, `${method} ${url}`);
+      assert.equal(r.json().type, 'NOT_FOUND', `${method} ${url}: ${r.body}`);
+      assert.equal(r.json().statusCode, 404);
+    }
   });
 
   it('unknown routes are a nested 404', async () => {

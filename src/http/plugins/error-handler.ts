@@ -29,6 +29,12 @@ function isStoreUnavailable(err: unknown): boolean {
   );
 }
 
+const tooLarge = () =>
+  new AppError('PAYLOAD_TOO_LARGE', 'Request body exceeds the 1 MiB limit', {
+    field: 'body',
+    reason: 'Exceeds the 1 MiB limit',
+  });
+
 /** Maps anything thrown to an AppError; internals (stack, SQL) never reach the caller. */
 export function toAppError(err: unknown): AppError {
   if (err instanceof AppError) return err;
@@ -48,7 +54,7 @@ export function toAppError(err: unknown): AppError {
   }
   switch (fe.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new AppError('PAYLOAD_TOO_LARGE', 'Request body exceeds the 1 MiB limit', { field: 'body' });
+      return tooLarge();
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
@@ -66,7 +72,7 @@ export function toAppError(err: unknown): AppError {
       },
     );
   const status = typeof fe.statusCode === 'number' ? fe.statusCode : 500;
-  if (status === 413) return new AppError('PAYLOAD_TOO_LARGE', 'Request body exceeds the 1 MiB limit');
+  if (status === 413) return tooLarge();
   if (status >= 400 && status < 500) return new AppError('INVALID_REQUEST', 'Invalid request');
   return new AppError('INTERNAL_ERROR', 'Internal error');
 }
@@ -76,19 +82,37 @@ export function renderError(err: AppError, format: ErrorFormat): Record<string, 
   if (format === 'flat') {
     const { field: _f, reason, errors, ...rest } = err.details ?? {};
     const details: Record<string, unknown> = { ...rest };
-    if (err.code === 'INVALID_REQUEST')
+    if (err.code === 'INVALID_REQUEST' || err.code === 'PAYLOAD_TOO_LARGE')
       details.errors = errors ?? (reason ? [`${_f ?? 'body'}: ${reason}`] : []);
     // The flat RATE_LIMIT details are exactly limit, remaining, reset_at (the spec's table).
     if (err.code === 'RATE_LIMITED') delete details.retry_after;
     return { error: err.message, type: ERROR_CODES[err.code].flat, details, statusCode: err.status };
   }
   const code = format === 'webhook' ? ERROR_CODES[err.code].webhook : err.code;
-  return { error: { code, message: err.message, ...(err.details ? { details: err.details } : {}) } };
+  let details = err.details;
+  // Every problem is listed (CONTRACT §3), also when a check found only one (a body that is not JSON).
+  if (details && details.errors === undefined && typeof details.reason === 'string')
+    details = { ...details, errors: [`${details.field ?? 'body'}: ${details.reason}`] };
+  return { error: { code, message: err.message, ...(details ? { details } : {}) } };
+}
+
+/** Paths whose endpoints answer flat errors (CONTRACT §3). */
+const FLAT_PATHS =
+  /^\/api\/mica\/(?:wallet-screening|travel-rule-validation|circuit-breaker|cache)(?:[/?]|$)/;
+
+/**
+ * The error format of a request: its route's; for a path or method no route serves (a 404), the
+ * format of the endpoints under that path, so a caller of a flat endpoint always reads flat errors.
+ */
+function formatOf(req: FastifyRequest): ErrorFormat {
+  const own = req.routeOptions.config?.errorFormat;
+  if (own) return own;
+  return FLAT_PATHS.test(req.url) ? 'flat' : 'nested';
 }
 
 /** Sends an error response in the route's format. */
 export function sendError(req: FastifyRequest, reply: FastifyReply, err: AppError): FastifyReply {
-  const format = req.routeOptions.config?.errorFormat ?? 'nested';
+  const format = formatOf(req);
   if (err.headers) reply.headers(err.headers);
   return reply.code(err.status).type('application/json; charset=utf-8').send(renderError(err, format));
 }

@@ -93,6 +93,25 @@ export function createRateLimitService(deps: {
     }
   }
 
+  /**
+   * Reads a window's state without consuming a point; null when the key has no record or when the
+   * store cannot tell (a failing store falls back like consume does; a failing fallback is unknown).
+   */
+  async function peek(points: number, duration: number, key: string): Promise<RateLimiterRes | null> {
+    const l = limiter(points, duration);
+    try {
+      return await l.primary.get(key);
+    } catch (e) {
+      if (l.primary === l.fallback) return null;
+      deps.onFallback?.(e);
+      try {
+        return await l.fallback.get(key);
+      } catch {
+        return null;
+      }
+    }
+  }
+
   return {
     /** Counts one request against every window of `limits` for `key`. */
     async check(key: string, limits: Limits): Promise<LimitDecision> {
@@ -110,6 +129,15 @@ export function createRateLimitService(deps: {
           allowed = true;
           scope = undefined;
           remaining = Math.min(Math.max(0, burst.res.remainingPoints), Math.max(0, limits.per_minute));
+        }
+      }
+      if (!allowed && limits.per_day) {
+        // Refused by the minute: if the day is used up as well, a retry after the minute is still
+        // refused, so the day is the binding window (refusals keep counting against the minute).
+        const day = await peek(limits.per_day, 86_400, `${key}:day`);
+        if (day && day.consumedPoints >= limits.per_day && day.msBeforeNext > 0) {
+          scope = 'day';
+          retryMs = day.msBeforeNext;
         }
       }
       if (allowed && limits.per_day) {

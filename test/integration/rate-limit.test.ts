@@ -53,6 +53,63 @@ describe('per-client rate limits', () => {
     assert.deepEqual(s, [200, 200, 429]);
   });
 
+  it('a standard key refused with 403 on an admin route gets the headers and is counted', async () => {
+    const c = await clientWithKey(t, `forbidden-${Date.now()}`, {
+      settings: { rate_limits: { per_minute: 2, burst_per_minute: 2, per_day: 100 } },
+    });
+    const invalidate = () =>
+      t.app.inject({
+        method: 'POST',
+        url: '/api/mica/cache/invalidate',
+        headers: c.auth,
+        payload: { cache: 'all' },
+      });
+    const statuses: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const res = await invalidate();
+      statuses.push(res.statusCode);
+      assert.equal(res.headers['x-ratelimit-limit'], '2');
+      assert.equal(res.headers['x-ratelimit-remaining'], String(Math.max(0, 1 - i)));
+      assert.match(String(res.headers['x-ratelimit-reset']), /^\d+$/);
+      if (res.statusCode === 403) assert.equal(res.json().type, 'FORBIDDEN');
+      if (res.statusCode === 429) {
+        assert.equal(res.json().type, 'RATE_LIMIT');
+        assert.ok(Number(res.headers['retry-after']) >= 1);
+      }
+    }
+    assert.deepEqual(statuses, [403, 403, 429], 'the 403s count; over the limit the answer is 429');
+    // A request without a valid key still gets 401 and no rate-limit headers (no client to count).
+    const anon = await t.app.inject({
+      method: 'POST',
+      url: '/api/mica/cache/invalidate',
+      payload: { cache: 'all' },
+    });
+    assert.equal(anon.statusCode, 401);
+    assert.equal(anon.headers['x-ratelimit-limit'], undefined);
+  });
+
+  it('once the daily limit is used up, every refusal reports the day, however many follow', async () => {
+    const c = await clientWithKey(t, `daily-scope-${Date.now()}`, {
+      settings: { rate_limits: { per_minute: 2, burst_per_minute: 3, per_day: 2 } },
+    });
+    assert.equal((await evaluate(c.auth, c.clientId)).statusCode, 200);
+    assert.equal((await evaluate(c.auth, c.clientId)).statusCode, 200);
+    // Far more than the minute limit plus its burst allowance (3 a minute).
+    for (let i = 0; i < 8; i++) {
+      const res = await evaluate(c.auth, c.clientId);
+      assert.equal(res.statusCode, 429, `request ${i + 3}`);
+      const b = res.json();
+      assert.equal(b.error.code, 'RATE_LIMITED');
+      assert.equal(b.error.message, 'Daily request limit exceeded', `request ${i + 3}`);
+      const retryAfter = Number(res.headers['retry-after']);
+      assert.ok(retryAfter > 60, `request ${i + 3}: retry-after ${retryAfter}`);
+      assert.equal(b.error.details.retry_after, retryAfter);
+      assert.equal(res.headers['x-ratelimit-remaining'], '0');
+      const reset = Number(res.headers['x-ratelimit-reset']);
+      assert.ok(reset > Date.now() / 1000 + 60, `request ${i + 3}: reset ${reset}`);
+    }
+  });
+
   it('limits are per client: one client exhausted does not slow another', async () => {
     const a = await clientWithKey(t, `a-${Date.now()}`, { settings: { rate_limits: { per_minute: 1 } } });
     const b = await clientWithKey(t, `b-${Date.now()}`, { settings: { rate_limits: { per_minute: 1 } } });

@@ -27,7 +27,13 @@ export function principalOf(req: FastifyRequest): Principal {
   return req.principal;
 }
 
-/** Authenticates before the body is read, so an unauthenticated caller learns nothing about validation. */
+/**
+ * Authenticates before the body is read, so an unauthenticated caller learns nothing about validation.
+ * Authentication is an onRequest hook; the role check of admin routes is a preParsing hook, so it
+ * runs after every onRequest hook (the per-client rate limit among them: a valid key refused for its
+ * role still gets the X-RateLimit-* headers and is counted, and a client over its limit gets 429,
+ * not 403) and still before the body is read.
+ */
 export function registerAuth(
   app: FastifyInstance,
   deps: {
@@ -48,9 +54,12 @@ export function registerAuth(
     }
     const principal = token ? await deps.keys.authenticate(token, deps.environment) : undefined;
     if (!principal) throw new AppError('UNAUTHORIZED', 'Missing, invalid, expired or revoked API key');
-    if (mode === 'admin' && principal.role !== 'admin')
-      throw new AppError('FORBIDDEN', 'This endpoint needs an admin key');
     req.principal = principal;
+  });
+  app.addHook('preParsing', async (req) => {
+    if ((req.routeOptions.config?.auth ?? 'none') !== 'admin') return;
+    if (principalOf(req).role !== 'admin')
+      throw new AppError('FORBIDDEN', 'This endpoint needs an admin key');
   });
 }
 

@@ -21,7 +21,9 @@ export function rateLimitError(d: LimitDecision): AppError {
 
 /**
  * Per-client limits on every authenticated API route (after authentication, so the client is
- * known); the headers go on every response, refused or not.
+ * known, and before the role check of admin routes, which auth.ts runs in preParsing: a refusal
+ * for the role is counted too); the headers go on every response, refused or not.
+ * Must stay an onRequest hook registered after registerAuth.
  */
 export function registerClientRateLimit(
   app: FastifyInstance,

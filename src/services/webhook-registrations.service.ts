@@ -7,8 +7,12 @@ import type { SecretBox } from './secret-box.ts';
 
 /** Rotation needs two or three at once; a bound keeps the HMAC work per delivery small. */
 export const MAX_SECRETS_PER_REGISTRATION = 5;
-const SECRET_MIN = 8;
 const SECRET_MAX = 512;
+/**
+ * The vendor chooses the secret, so any non-empty one is taken (CONTRACT §8 sets no minimum); one
+ * shorter than this is accepted with a warning, as an HMAC key that short can be guessed.
+ */
+const SECRET_ADVISED = 16;
 
 /** A registration able to verify deliveries: its tenant and its secrets in clear, oldest first. */
 export interface WebhookCandidate {
@@ -77,8 +81,8 @@ export function createWebhookRegistrationsService(deps: {
     /** Registers a kind for a client, or adds a secret to its registration (rotation). */
     async add(kindText: string, clientId: string, secret: string, actor: string) {
       const kind = checkKind(kindText);
-      if (secret.length < SECRET_MIN || secret.length > SECRET_MAX)
-        throw new AppError('INVALID_REQUEST', `the secret must be ${SECRET_MIN} to ${SECRET_MAX} characters`);
+      if (secret.length < 1 || secret.length > SECRET_MAX)
+        throw new AppError('INVALID_REQUEST', `the secret must be 1 to ${SECRET_MAX} characters`);
       if (!(await deps.clientExists(clientId)))
         throw new AppError('NOT_FOUND', `client ${clientId} not found`);
       const box = await deps.secretBox();
@@ -114,7 +118,15 @@ export function createWebhookRegistrationsService(deps: {
         });
       cache.delete(kind);
       const [shown] = await view([reg]);
-      return { ...shown!, fingerprint, added };
+      const weak = secret.length < SECRET_ADVISED;
+      return {
+        ...shown!,
+        fingerprint,
+        added,
+        ...(weak
+          ? { warning: `the secret is shorter than ${SECRET_ADVISED} characters: easy to guess` }
+          : {}),
+      };
     },
 
     /** Registrations with their secrets' fingerprints (never the secrets). */

@@ -2,6 +2,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
 import type { Command } from 'commander';
 import { CASP_IMPORT_MAX_CHARS } from '../services/casp-directory.service.ts';
+import { cliPath } from './paths.ts';
 
 /** Reads an import file as text, refusing one the import would refuse anyway. */
 export function readImportFile(file: string): string {
@@ -28,7 +29,7 @@ export function registerCaspCommands(
     .action((file: string, o: { source?: string }) =>
       found({
         name: 'casps.import',
-        args: { csv: readImportFile(file), source: o.source ?? basename(file) },
+        args: { csv: readImportFile(cliPath(file)), source: o.source ?? basename(file) },
       }),
     );
 }

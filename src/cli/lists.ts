@@ -2,6 +2,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { type Command, InvalidArgumentError } from 'commander';
 import { LIST_IMPORT_MAX_BYTES } from '../services/sanctions-lists.service.ts';
+import { cliPath } from './paths.ts';
 
 const OFAC_CSV_FILES = ['sdn.csv', 'add.csv', 'alt.csv', 'sdn_comments.csv'];
 
@@ -83,7 +84,8 @@ export function registerListCommands(
     .action((source: string, path: string, o: { publishedAt?: string }) => {
       if (!['ofac', 'eu', 'un'].includes(source))
         throw new Error(`unknown list source ${source}: expected ofac, eu or un`);
-      const { files, modified } = readListFiles(source, path);
+      // Relative to where the operator ran the command, not the package directory (npm run).
+      const { files, modified } = readListFiles(source, cliPath(path));
       // Only the OFAC CSV set lacks a date; the XML formats carry theirs, which wins.
       const csvSet = files.some((f) => f.name.toLowerCase() === 'sdn.csv');
       const published_at = o.publishedAt ?? (csvSet ? modified : undefined);

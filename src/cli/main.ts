@@ -13,6 +13,11 @@ interface Invocation {
   args: Record<string, unknown>;
   /** A streaming command: its text goes to stdout as it comes. */
   stream?: boolean;
+  /**
+   * The client a streaming command reads, checked to exist first (as the JSON commands check it):
+   * once a stream has started, an unknown client could only show as an empty export.
+   */
+  client?: string;
 }
 
 const positiveNumber = (v: string) => {
@@ -95,6 +100,7 @@ function buildProgram(found: (inv: Invocation) => void): Command {
       found({
         name: 'audit.export',
         stream: true,
+        client: o.client,
         args: {
           client_id: o.client,
           from: o.from,
@@ -168,30 +174,43 @@ function writeOut(chunk: string | Buffer): Promise<void> {
   });
 }
 
+/** Runs a JSON command through the server's operator API. */
+async function commandThroughServer(
+  server: { url: string; token: string },
+  name: string,
+  args: object,
+  actor: string,
+): Promise<unknown> {
+  const res = await fetch(`${server.url}/api/admin/commands/${name}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ args, actor }),
+  });
+  const body = (await res.json()) as { result?: unknown; error?: { code: string; message: string } };
+  if (!res.ok)
+    throw new AppError((body.error?.code as never) ?? 'INTERNAL_ERROR', body.error?.message ?? 'failed');
+  return body.result;
+}
+
 /** Runs one command: through a running server's operator API when it holds the store, else directly. */
 async function execute(inv: Invocation): Promise<unknown> {
   const config = loadConfig();
   const actor = `cli:${process.env.USER ?? 'operator'}`;
   const args = dropUndefined(inv.args);
+  const check = inv.client === undefined ? undefined : { client_id: inv.client };
   if (config.storage === 'pglite') {
     const server = readServerInfo(config.MICA_DATA_DIR);
-    if (server && inv.stream) return streamThroughServer(server, inv, args);
     if (server) {
-      const res = await fetch(`${server.url}/api/admin/commands/${inv.name}`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ args, actor }),
-      });
-      const body = (await res.json()) as { result?: unknown; error?: { code: string; message: string } };
-      if (!res.ok)
-        throw new AppError((body.error?.code as never) ?? 'INTERNAL_ERROR', body.error?.message ?? 'failed');
-      return body.result;
+      if (check) await commandThroughServer(server, 'clients.check', check, actor);
+      if (inv.stream) return streamThroughServer(server, inv, args);
+      return commandThroughServer(server, inv.name, args, actor);
     }
   }
   const lock = config.storage === 'pglite' ? acquireStoreLock(config.MICA_DATA_DIR) : undefined;
   try {
     const deps = await createDeps(config, { skipMigrations: inv.name === 'migrate' });
     try {
+      if (check) await deps.commands('clients.check', check, actor);
       if (inv.stream) {
         for await (const chunk of await deps.streams(inv.name, args)) await writeOut(chunk);
         return undefined;

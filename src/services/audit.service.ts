@@ -39,22 +39,54 @@ export interface AuditQuery {
   limit?: number;
 }
 
-/** ISO 8601 date-time; a date alone means its UTC midnight (CONTRACT §9). */
+/** The instant's syntax: a date, or a date-time with seconds and fraction optional and a zone. */
+const INSTANT =
+  /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-](\d{2}):?(\d{2})))?$/;
+
+const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+const isLeap = (y: number) => y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
+const daysIn = (year: number, month: number) =>
+  month === 2 && isLeap(year) ? 29 : (MONTH_DAYS[month - 1] ?? 0);
+
+/**
+ * Whether every field written is in range: a month 01–12, a day that month has (29 February only
+ * in a leap year), an hour 00–23, minutes and seconds 00–59, an offset up to 23:59. The Date
+ * parser would roll 2026-02-30 over to 2 March, or T24:00 to the next day, instead of refusing it.
+ */
+function inRange(m: RegExpExecArray): boolean {
+  const [, y, mo, d, h, mi, s, oh, om] = m.map((x) => (x === undefined ? 0 : Number(x)));
+  return (
+    mo! >= 1 &&
+    mo! <= 12 &&
+    d! >= 1 &&
+    d! <= daysIn(y!, mo!) &&
+    h! <= 23 &&
+    mi! <= 59 &&
+    s! <= 59 &&
+    oh! <= 23 &&
+    om! <= 59
+  );
+}
+
+function invalidInstant(field: string, reason: string): AppError {
+  return new AppError('INVALID_REQUEST', `Invalid request: ${field}: ${reason}`, {
+    field,
+    reason,
+    errors: [`${field}: ${reason}`],
+  });
+}
+
+/**
+ * ISO 8601 date-time; a date alone means its UTC midnight (CONTRACT §9). Strict: the date and time
+ * written must exist (2026-02-30, 2026-13-01, T24:00 are refused, not rolled over).
+ */
 export function parseInstant(field: string, v: string | undefined): Date | undefined {
   if (v === undefined || v === '') return undefined;
-  const text = /^\d{4}-\d{2}-\d{2}$/.test(v) ? `${v}T00:00:00Z` : v;
-  const ok = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/.test(text);
-  const d = new Date(text);
-  if (!ok || Number.isNaN(d.getTime()))
-    throw new AppError(
-      'INVALID_REQUEST',
-      `Invalid request: ${field}: Must be an ISO 8601 date or date-time`,
-      {
-        field,
-        reason: 'Must be an ISO 8601 date or date-time',
-        errors: [`${field}: Must be an ISO 8601 date or date-time`],
-      },
-    );
+  const m = INSTANT.exec(v);
+  if (!m) throw invalidInstant(field, 'Must be an ISO 8601 date or date-time');
+  if (!inRange(m)) throw invalidInstant(field, 'Must be an existing calendar date and time of day');
+  const d = new Date(m[4] === undefined ? `${v}T00:00:00Z` : v);
+  if (Number.isNaN(d.getTime())) throw invalidInstant(field, 'Must be an ISO 8601 date or date-time');
   return d;
 }
 
@@ -208,26 +240,29 @@ export function csvLine(r: AuditRow): string {
 }
 
 /** The audit trail of a client: pages for the API, and exports streamed in chunks. */
+/** The audit filter of a query (its dates checked), for the caller's client. */
+export function auditFilterOf(clientId: string, q: AuditQuery): AuditFilter {
+  const from = parseInstant('from', q.from);
+  const to = parseInstant('to', q.to);
+  if (from && to && from > to)
+    throw new AppError('INVALID_REQUEST', 'Invalid request: from: Must not be after to', {
+      field: 'from',
+      reason: 'Must not be after to',
+      errors: ['from: Must not be after to'],
+    });
+  return {
+    client_id: clientId,
+    from,
+    to,
+    rule_id: q.rule_id,
+    customer_id: q.customer_id,
+    transaction_id: q.transaction_id,
+    evaluation_id: q.evaluation_id,
+  };
+}
+
 export function createAuditService(deps: { audit: AuditQueryRepo }) {
-  function filterOf(clientId: string, q: AuditQuery): AuditFilter {
-    const from = parseInstant('from', q.from);
-    const to = parseInstant('to', q.to);
-    if (from && to && from > to)
-      throw new AppError('INVALID_REQUEST', 'Invalid request: from: Must not be after to', {
-        field: 'from',
-        reason: 'Must not be after to',
-        errors: ['from: Must not be after to'],
-      });
-    return {
-      client_id: clientId,
-      from,
-      to,
-      rule_id: q.rule_id,
-      customer_id: q.customer_id,
-      transaction_id: q.transaction_id,
-      evaluation_id: q.evaluation_id,
-    };
-  }
+  const filterOf = auditFilterOf;
 
   return {
     /** One page, newest first. */

@@ -32,6 +32,14 @@ const command = <S extends TSchema>(c: Command<S>) => c as unknown as Command<TS
 
 const Str = Type.String({ minLength: 1, maxLength: 256 });
 
+/**
+ * Refuses a client that does not exist, as keys create and officers do: a command that reads one
+ * client's records would otherwise answer an unknown id as a client with nothing (audit verify: ok).
+ */
+async function knownClient(d: CommandDeps, clientId: string): Promise<void> {
+  if (!(await d.clients.get(clientId))) throw new AppError('NOT_FOUND', `client ${clientId} not found`);
+}
+
 export const COMMANDS: Record<string, Command<TSchema>> = {
   // The secret goes in, never out: every answer shows fingerprints only.
   'webhooks.add': command({
@@ -91,17 +99,35 @@ export const COMMANDS: Record<string, Command<TSchema>> = {
     args: Type.Object({ client_id: Str }),
     run: (d, a) => d.clients.officers(a.client_id),
   }),
+  // Existence check only: the CLI asks it before a streamed command of one client (audit export),
+  // whose errors must come before its first line of output.
+  'clients.check': command({
+    args: Type.Object({ client_id: Str }),
+    run: async (d, a) => {
+      await knownClient(d, a.client_id);
+      return { client_id: a.client_id };
+    },
+  }),
   'audit.verify': command({
     args: Type.Object({ client_id: Str }),
-    run: (d, a) => d.auditChain.verify(a.client_id),
+    run: async (d, a) => {
+      await knownClient(d, a.client_id);
+      return d.auditChain.verify(a.client_id);
+    },
   }),
   'audit.checkpoint': command({
     args: Type.Object({ client_id: Type.Optional(Str) }),
-    run: async (d, a) => ({ checkpoints: await d.auditChain.checkpoint(a.client_id) }),
+    run: async (d, a) => {
+      if (a.client_id !== undefined) await knownClient(d, a.client_id);
+      return { checkpoints: await d.auditChain.checkpoint(a.client_id) };
+    },
   }),
   'audit.checkpoints': command({
     args: Type.Object({ client_id: Str }),
-    run: async (d, a) => ({ checkpoints: await d.auditChain.checkpoints(a.client_id) }),
+    run: async (d, a) => {
+      await knownClient(d, a.client_id);
+      return { checkpoints: await d.auditChain.checkpoints(a.client_id) };
+    },
   }),
   'keys.create': command({
     args: Type.Object({

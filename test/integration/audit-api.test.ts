@@ -106,4 +106,57 @@ describe('GET /api/mica/audit/evaluations', () => {
       assert.equal(res.json().error.code, 'INVALID_REQUEST');
     }
   });
+
+  it('refuses dates and times that do not exist instead of rolling them over, naming the field', async () => {
+    for (const [qs, field] of [
+      ['?from=2026-02-30', 'from'],
+      ['?to=2026-11-31', 'to'],
+      ['?from=2026-13-01', 'from'],
+      ['?from=2026-00-10', 'from'],
+      ['?to=2026-02-29', 'to'],
+      ['?from=2026-02-29T12:00:00Z', 'from'],
+      ['?from=2026-01-01T24:00:00Z', 'from'],
+      ['?to=2026-01-01T23:60Z', 'to'],
+      ['?to=2026-01-01T23:59:60Z', 'to'],
+      ['?from=2026-01-01T10:00%2B24:00', 'from'],
+      ['?format=csv&from=2026-04-31', 'from'],
+      ['?format=json&to=2100-02-29', 'to'],
+    ]) {
+      const res = await get(qs!);
+      assert.equal(res.statusCode, 400, `${qs}: ${res.body}`);
+      const { error } = res.json();
+      assert.equal(error.code, 'INVALID_REQUEST', qs);
+      assert.equal(error.details.field, field, qs);
+      assert.match(error.message, new RegExp(`^Invalid request: ${field}: `), qs);
+      assert.deepEqual(error.details.errors, [`${field}: ${error.details.reason}`], qs);
+    }
+    // The case and alert transitions share the parser.
+    const transitions = await t.app.inject({
+      method: 'GET',
+      url: '/api/mica/audit/transitions?from=2026-02-30',
+      headers: auth,
+    });
+    assert.equal(transitions.statusCode, 400, transitions.body);
+    assert.equal(transitions.json().error.details.field, 'from');
+  });
+
+  it('still takes a date (UTC midnight), a leap day, and date-times with Z or an offset', async () => {
+    // (%2B is a +: a plain + in a query string is a space.)
+    for (const qs of [
+      '?from=2024-02-29',
+      '?from=2000-02-29&to=2999-12-31',
+      '?from=2026-01-31T23:59:59Z',
+      '?from=2026-01-01T10:00%2B05:30',
+      '?from=2026-01-01T10:00-0530',
+      '?to=2999-12-31T23:59:59.123456%2B14:00',
+    ]) {
+      const res = await get(`${qs}&rule_id=MICA-CDD-002`);
+      assert.equal(res.statusCode, 200, `${qs}: ${res.body}`);
+      assert.equal(res.json().items.length, 12, qs);
+    }
+    // A date alone is its UTC midnight: rows of today are before tomorrow's midnight, not after.
+    const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+    assert.equal((await get(`?to=${tomorrow}&rule_id=MICA-CDD-002`)).json().items.length, 12);
+    assert.equal((await get(`?from=${tomorrow}&rule_id=MICA-CDD-002`)).json().items.length, 0);
+  });
 });

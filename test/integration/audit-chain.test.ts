@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
+import { AppError } from '../../src/errors.ts';
 import { ensureMonthlyPartitions, listPartitions } from '../../src/storage/partitions.ts';
 import { governanceRecord } from '../helpers/audit-records.ts';
 import { clientWithKey, startTestApp, type TestApp } from '../helpers/harness.ts';
@@ -98,6 +99,43 @@ describe('tamper evidence of the audit store', () => {
     assert.equal(mid.ok, false);
     assert.equal(mid.first_break?.chain_seq, 4);
     assert.equal(mid.first_break?.reason, 'row_missing');
+  });
+
+  it('the operator commands refuse an unknown client; a known one without rows verifies empty', async () => {
+    for (const [name, args] of [
+      ['audit.verify', { client_id: 'nobody' }],
+      ['audit.checkpoints', { client_id: 'nobody' }],
+      ['audit.checkpoint', { client_id: 'nobody' }],
+      ['clients.check', { client_id: 'nobody' }],
+    ] as const)
+      await assert.rejects(
+        t.deps.commands(name, args, 'test'),
+        (e: unknown) =>
+          e instanceof AppError && e.code === 'NOT_FOUND' && e.message === 'client nobody not found',
+        name,
+      );
+    // The same text as the other commands give for an unknown client.
+    await assert.rejects(t.deps.commands('keys.create', { client_id: 'nobody' }, 'test'), {
+      message: 'client nobody not found',
+    });
+    await t.deps.clients.create('empty-co', { actor: 't' });
+    const empty = (await t.deps.commands('audit.verify', { client_id: 'empty-co' }, 'test')) as {
+      ok: boolean;
+      rows_verified: number;
+      first_break: unknown;
+    };
+    assert.equal(empty.ok, true, JSON.stringify(empty));
+    assert.equal(empty.rows_verified, 0);
+    assert.equal(empty.first_break, null);
+    assert.deepEqual(await t.deps.commands('audit.checkpoints', { client_id: 'empty-co' }, 'test'), {
+      checkpoints: [],
+    });
+    assert.deepEqual(await t.deps.commands('audit.checkpoint', { client_id: 'empty-co' }, 'test'), {
+      checkpoints: [],
+    });
+    assert.deepEqual(await t.deps.commands('clients.check', { client_id: 'empty-co' }, 'test'), {
+      client_id: 'empty-co',
+    });
   });
 
   it('deleting the newest rows is detected against the chain head', async () => {

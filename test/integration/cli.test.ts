@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { freshDatabase, TEST_DATABASE_URL } from '../helpers/harness.ts';
 import {
@@ -9,18 +11,36 @@ import {
   statusOnceSeen,
   tempDataDir,
 } from '../helpers/server-process.ts';
+import { CASP_CSV } from '../helpers/travel-rule.ts';
 
 const dataDir = tempDataDir();
 const env = { MICA_DATA_DIR: dataDir, ...(TEST_DATABASE_URL ? { DATABASE_URL: TEST_DATABASE_URL } : {}) };
 
 /** Runs `npm run mica -- …` the way an operator does (without npm's banner). */
 function mica(...args: string[]) {
+  return micaWith({}, ...args);
+}
+
+/**
+ * The same with extra environment; `INIT_CWD` is where npm was invoked from (npm runs the CLI in
+ * the package directory, this test's working directory). An undefined value unsets a variable.
+ */
+function micaWith(extra: Record<string, string | undefined>, ...args: string[]) {
+  const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env, LOG_LEVEL: 'silent', ...extra };
+  for (const [k, v] of Object.entries(extra)) if (v === undefined) delete childEnv[k];
   const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
-    env: { ...process.env, ...env, LOG_LEVEL: 'silent' },
+    env: childEnv,
     encoding: 'utf8',
     timeout: 60_000,
   });
   return { code: r.status, out: r.stdout, err: r.stderr, json: () => JSON.parse(r.stdout) };
+}
+
+/** Exit 1, nothing on stdout, and the JSON error on stderr matches. */
+function assertFails(r: ReturnType<typeof mica>, pattern: RegExp, what: string) {
+  assert.equal(r.code, 1, `${what}: ${r.out}`);
+  assert.equal(r.out, '', what);
+  assert.match(JSON.parse(r.err).error, pattern, what);
 }
 
 async function evaluateWith(url: string, key: string, clientId: string) {
@@ -77,6 +97,42 @@ describe('the mica CLI', () => {
     assert.equal(mica('nonsense').code, 1);
   });
 
+  it('audit verify, export and checkpoints refuse an unknown client like keys create does', () => {
+    const keysCreate = mica('keys', 'create', 'nobody');
+    assertFails(keysCreate, /^client nobody not found$/, 'keys create');
+    for (const args of [
+      ['audit', 'verify', '--client', 'nobody'],
+      ['audit', 'export', '--client', 'nobody'],
+      ['audit', 'checkpoints', '--client', 'nobody'],
+      ['audit', 'checkpoint', '--client', 'nobody'],
+    ])
+      assertFails(mica(...args), /^client nobody not found$/, args.join(' '));
+    // A known client without rows has an empty, intact chain and an empty export.
+    const verified = mica('audit', 'verify', '--client', 'acme');
+    assert.equal(verified.code, 0, verified.err);
+    assert.equal(verified.json().ok, true);
+    assert.equal(verified.json().rows_verified, 0);
+    const exported = mica('audit', 'export', '--client', 'acme', '--format', 'json');
+    assert.equal(exported.code, 0, exported.err);
+    assert.deepEqual(exported.json(), []);
+  });
+
+  it('audit export refuses from/to dates that do not exist', () => {
+    for (const [flag, value] of [
+      ['--from', '2026-02-30'],
+      ['--to', '2026-11-31'],
+      ['--to', '2026-02-29'],
+      ['--from', '2026-01-01T24:00:00Z'],
+    ] as const)
+      assertFails(
+        mica('audit', 'export', '--client', 'acme', flag, value),
+        new RegExp(`^Invalid request: ${flag.slice(2)}: `),
+        `${flag} ${value}`,
+      );
+    const leapDay = mica('audit', 'export', '--client', 'acme', '--from', '2024-02-29', '--to', '2026-03-01');
+    assert.equal(leapDay.code, 0, leapDay.err);
+  });
+
   it('goes through the running server when it holds the embedded store; same output', async () => {
     server = await startServerProcess({ ...env, MICA_DEMO_SEED: 'false' });
     if (!TEST_DATABASE_URL) {
@@ -99,6 +155,23 @@ describe('the mica CLI', () => {
     assert.match(lines[0]!, /^client_id,evaluation_id,rule_id,result,/);
     assert.equal(lines.length, 1 + 3 * 6, 'three periodic evaluations of six rules');
 
+    // Through the server too: an unknown client is an error, a known one verifies.
+    for (const args of [
+      ['audit', 'verify', '--client', 'nobody'],
+      ['audit', 'export', '--client', 'nobody', '--format', 'json'],
+      ['audit', 'checkpoints', '--client', 'nobody'],
+    ])
+      assertFails(mica(...args), /^client nobody not found$/, `through the server: ${args.join(' ')}`);
+    const verified = mica('audit', 'verify', '--client', 'acme');
+    assert.equal(verified.code, 0, verified.err);
+    assert.equal(verified.json().ok, true);
+    assert.equal(verified.json().rows_verified, 3);
+    assertFails(
+      mica('audit', 'export', '--client', 'acme', '--from', '2026-02-30'),
+      /^Invalid request: from: /,
+      'through the server: --from 2026-02-30',
+    );
+
     const revoked = mica('keys', 'revoke', created.key_id);
     assert.equal(revoked.code, 0, revoked.err);
     const url = server.url;
@@ -117,5 +190,28 @@ describe('the mica CLI', () => {
     const bad = mica('audit', 'export', '--client', 'acme', '--from', 'last-week');
     assert.equal(bad.code, 1);
     assert.match(bad.err, /from/);
+  });
+
+  it('reads a relative path from where npm was invoked (INIT_CWD), not the package directory', () => {
+    // npm runs the CLI in the package directory (this test's working directory) and says in
+    // INIT_CWD where the operator was.
+    const home = mkdtempSync(join(tmpdir(), 'mica-operator-'));
+    mkdirSync(join(home, 'imports'));
+    writeFileSync(join(home, 'imports', 'casps.csv'), CASP_CSV);
+    const r = micaWith({ INIT_CWD: home }, 'casps', 'import', 'imports/casps.csv');
+    assert.equal(r.code, 0, r.err);
+    assert.equal(r.json().rows, 3);
+    assert.equal(r.json().source, 'casps.csv');
+    const dotted = micaWith({ INIT_CWD: join(home, 'imports') }, 'casps', 'import', './casps.csv');
+    assert.equal(dotted.code, 0, dotted.err);
+    // A missing file is reported where it was looked for.
+    assertFails(
+      micaWith({ INIT_CWD: home }, 'casps', 'import', 'nope.csv'),
+      new RegExp(`cannot read ${join(home, 'nope.csv')}: ENOENT`),
+      'missing relative file',
+    );
+    // An absolute path stays as it is, whatever INIT_CWD says.
+    const absolute = micaWith({ INIT_CWD: tmpdir() }, 'casps', 'import', join(home, 'imports', 'casps.csv'));
+    assert.equal(absolute.code, 0, absolute.err);
   });
 });

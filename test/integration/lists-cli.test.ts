@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { cpSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { freshDatabase, TEST_DATABASE_URL } from '../helpers/harness.ts';
 import { fixturePath, type Screening } from '../helpers/screening.ts';
@@ -14,12 +15,20 @@ const env = { MICA_DATA_DIR: dataDir, ...(TEST_DATABASE_URL ? { DATABASE_URL: TE
 type CliJson = any;
 
 /** Runs `npm run mica -- …` as an operator does (without npm's banner), asynchronously. */
-function mica(
+function mica(...args: string[]) {
+  return micaWith({}, ...args);
+}
+
+/** The same with extra environment (INIT_CWD: where npm was invoked); undefined unsets a variable. */
+function micaWith(
+  extra: Record<string, string | undefined>,
   ...args: string[]
 ): Promise<{ code: number | null; out: string; err: string; json: () => CliJson }> {
+  const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env, LOG_LEVEL: 'silent', ...extra };
+  for (const [k, v] of Object.entries(extra)) if (v === undefined) delete childEnv[k];
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
-      env: { ...process.env, ...env, LOG_LEVEL: 'silent' },
+      env: childEnv,
     });
     let out = '';
     let err = '';
@@ -171,5 +180,41 @@ describe('mica lists import (the CLI, spawned)', () => {
       { entry_id: unMatch.entry_id, matched: unMatch.matched, score: unMatch.score },
       { entry_id: 'CFi.001', matched: 'name', score: 1 },
     );
+  });
+
+  it('a relative path is read from where npm was invoked (INIT_CWD), else the working directory', async () => {
+    // `npm run mica` runs the CLI in the package directory (this test's working directory); the
+    // operator's directory is INIT_CWD. The file's content goes to the server, read from there.
+    const home = mkdtempSync(join(tmpdir(), 'mica-operator-'));
+    cpSync(fixturePath('ofac_sdn/tiny_2025'), join(home, 'sdn'), { recursive: true });
+    const dir = await micaWith(
+      { INIT_CWD: home },
+      'lists',
+      'import',
+      'ofac',
+      'sdn',
+      '--published-at',
+      '2025-05-16',
+    );
+    assert.equal(dir.code, 0, dir.err);
+    assert.equal(dir.json().version, 4);
+    assert.equal(dir.json().entries, 17);
+    assert.deepEqual(dir.json().files, ['sdn.csv', 'add.csv', 'alt.csv', 'sdn_comments.csv']);
+    const file = await micaWith({ INIT_CWD: join(home, 'sdn') }, 'lists', 'import', 'ofac', './sdn.csv');
+    assert.equal(file.code, 0, file.err);
+    assert.equal(file.json().version, 5);
+    const missing = await micaWith({ INIT_CWD: home }, 'lists', 'import', 'ofac', 'elsewhere');
+    assert.equal(missing.code, 1, missing.out);
+    assert.match(JSON.parse(missing.err).error, new RegExp(`cannot read ${join(home, 'elsewhere')}: ENOENT`));
+    // Started directly (no npm): relative to the working directory.
+    const direct = await micaWith(
+      { INIT_CWD: undefined },
+      'lists',
+      'import',
+      'ofac',
+      relative(process.cwd(), fixturePath('ofac_sdn/tiny_2025')),
+    );
+    assert.equal(direct.code, 0, direct.err);
+    assert.equal(direct.json().version, 6);
   });
 });

@@ -94,7 +94,7 @@ export async function buildApp(deps: Deps, opts: { logger?: Logger | false } = {
   await app.register(healthRoutes({ checks: deps.readinessChecks }));
   await app.register(evaluateRoutes({ evaluation: deps.evaluation }));
   await app.register(rulesRoutes({ clientContext: deps.clientContext }));
-  await app.register(auditRoutes({ audit: deps.audit }));
+  await app.register(auditRoutes({ audit: deps.audit, actions: deps.actionAudit }));
   await app.register(adminStreamRoutes({ streams: deps.streams }));
   await app.register(travelRuleRoutes({ travelRule: deps.travelRule }));
   await app.register(screeningRoutes({ screening: deps.screening, breakers: deps.vendors.breakers }));

@@ -10,6 +10,7 @@ import type { ReadinessCheck } from './http/routes/health.routes.ts';
 import { createAuditMaintenance } from './jobs/audit-maintenance.ts';
 import { createJobs } from './jobs/jobs.ts';
 import { createMetrics } from './observability/metrics.ts';
+import { createActionAuditService } from './services/action-audit.service.ts';
 import { createAuditService } from './services/audit.service.ts';
 import { createAuditChainService } from './services/audit-chain.service.ts';
 import { createCacheStatsService } from './services/cache-stats.service.ts';
@@ -31,6 +32,7 @@ import { createScreeningService } from './services/screening.service.ts';
 import { startStreamCommand } from './services/stream-commands.ts';
 import { createTravelRuleService } from './services/travel-rule.service.ts';
 import { createDbWindowStore, createMemoryWindowStore } from './services/window-store.ts';
+import { createActionExecutionsRepo } from './storage/action-executions.repo.ts';
 import { createAuditQueryRepo } from './storage/audit-query.repo.ts';
 import { createAuditWriter } from './storage/audit-writer.ts';
 import { createCaspDirectoryRepo } from './storage/casp-directory.repo.ts';
@@ -170,6 +172,7 @@ export async function createDeps(
   });
 
   const audit = createAuditService({ audit: createAuditQueryRepo(db) });
+  const actionAudit = createActionAuditService({ actions: createActionExecutionsRepo(db) });
   const auditChain = createAuditChainService({ db, audit: operatorAudit });
   const retentionYearsOf = async (clientId: string) => {
     const row = await clients.get(clientId);
@@ -225,6 +228,7 @@ export async function createDeps(
     clientContext,
     rateLimiter,
     audit,
+    actionAudit,
     auditChain,
     retentionYearsOf,
     streams: (name: string, args: unknown) => startStreamCommand({ audit }, name, args),

@@ -1,6 +1,8 @@
 import { Readable } from 'node:stream';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
+import type { ActionAuditService } from '../../services/action-audit.service.ts';
 import type { AuditService } from '../../services/audit.service.ts';
 import { principalOf } from '../plugins/auth.ts';
 import { NestedError } from '../schemas/common.schema.ts';
@@ -19,9 +21,38 @@ export const AuditQuerySchema = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
 });
 
-/** GET /api/mica/audit/evaluations: pages of audit rows, or a streamed CSV/JSON export. */
+const ActionQuerySchema = Type.Object({
+  ...AuditQuerySchema.properties,
+  action_type: Type.Optional(
+    Type.String({ maxLength: 64, description: 'e.g. create_case, block_transaction' }),
+  ),
+});
+
+/** Sends a streamed export: the header chunk is pulled first, so a bad filter is a clean 400. */
+async function sendExport(
+  reply: FastifyReply,
+  chunks: AsyncGenerator<string>,
+  format: 'csv' | 'json',
+  name: string,
+) {
+  const head = await chunks.next();
+  const stamp = new Date().toISOString().replaceAll(':', '').slice(0, 15);
+  reply
+    .type(format === 'csv' ? 'text/csv; charset=utf-8' : 'application/json; charset=utf-8')
+    .header('content-disposition', `attachment; filename="${name}-${stamp}.${format}"`);
+  async function* all() {
+    if (!head.done) yield head.value;
+    yield* chunks;
+  }
+  return reply.send(Readable.from(all()) as never);
+}
+
+/**
+ * GET /api/mica/audit/evaluations (audit rows) and /api/mica/audit/actions (executed actions):
+ * pages, or a streamed CSV/JSON export of every match.
+ */
 export const auditRoutes =
-  (deps: { audit: AuditService }): FastifyPluginAsyncTypebox =>
+  (deps: { audit: AuditService; actions: ActionAuditService }): FastifyPluginAsyncTypebox =>
   async (app) => {
     app.get(
       '/api/mica/audit/evaluations',
@@ -39,18 +70,28 @@ export const auditRoutes =
         const { clientId } = principalOf(req);
         const { format, ...q } = req.query;
         if (!format) return reply.send((await deps.audit.list(clientId, q)) as never);
-        const chunks = deps.audit.export(clientId, q, format);
-        // Pull the header chunk first so a bad filter is still a clean 400, not a broken stream.
-        const head = await chunks.next();
-        const stamp = new Date().toISOString().replaceAll(':', '').slice(0, 15);
-        reply
-          .type(format === 'csv' ? 'text/csv; charset=utf-8' : 'application/json; charset=utf-8')
-          .header('content-disposition', `attachment; filename="audit-${clientId}-${stamp}.${format}"`);
-        async function* all() {
-          if (!head.done) yield head.value;
-          yield* chunks;
-        }
-        return reply.send(Readable.from(all()) as never);
+        return sendExport(reply, deps.audit.export(clientId, q, format), format, `audit-${clientId}`);
+      },
+    );
+
+    app.get(
+      '/api/mica/audit/actions',
+      {
+        config: { auth: 'client', errorFormat: 'nested' },
+        schema: {
+          tags: ['audit'],
+          summary:
+            'Executed actions (type, outcome, time, executor, evidence), newest first; format=csv|json streams every match',
+          security: [{ bearer: [] }],
+          querystring: ActionQuerySchema,
+          response: { 400: NestedError, 401: NestedError, 429: NestedError },
+        },
+      },
+      async (req, reply) => {
+        const { clientId } = principalOf(req);
+        const { format, ...q } = req.query;
+        if (!format) return reply.send((await deps.actions.list(clientId, q)) as never);
+        return sendExport(reply, deps.actions.export(clientId, q, format), format, `actions-${clientId}`);
       },
     );
   };

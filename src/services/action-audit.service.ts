@@ -1,0 +1,100 @@
+import type {
+  ActionCursor,
+  ActionExecutionRow,
+  ActionExecutionsRepo,
+} from '../storage/action-executions.repo.ts';
+import { type AuditQuery, auditFilterOf, csvText, readCursor, writeCursor } from './audit.service.ts';
+
+/** The columns of an executed action, in order (CSV header, JSON keys). */
+export const ACTION_COLUMNS = [
+  'client_id',
+  'evaluation_id',
+  'rule_id',
+  'action_type',
+  'outcome',
+  'executed_at',
+  'executor_id',
+  'evidence',
+  'trigger_type',
+  'trigger_entity_id',
+  'customer_id',
+] as const;
+
+export type ActionQuery = AuditQuery & { action_type?: string };
+
+function publicRow(r: ActionExecutionRow): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const c of ACTION_COLUMNS) out[c] = r[c];
+  return out;
+}
+
+function csvLine(r: ActionExecutionRow): string {
+  const cell = (v: unknown) =>
+    v === null || v === undefined ? '' : csvText(typeof v === 'object' ? JSON.stringify(v) : String(v));
+  return `${ACTION_COLUMNS.map((c) => cell(r[c])).join(',')}\r\n`;
+}
+
+const cursorOf = (r: ActionExecutionRow): ActionCursor => ({
+  at: r.cursor_at,
+  id: r.evaluation_id,
+  rule: r.rule_position,
+  action: r.action_position,
+});
+
+const isCursor = (c: ActionCursor) =>
+  typeof c?.at === 'string' &&
+  !Number.isNaN(Date.parse(c.at)) &&
+  typeof c.id === 'string' &&
+  Number.isInteger(c.rule) &&
+  Number.isInteger(c.action);
+
+/**
+ * The executed actions of the audit trail (migration 011): a page, or every match streamed as
+ * CSV or a JSON array, with the filters of the evaluations' audit rows plus the action type.
+ */
+export function createActionAuditService(deps: { actions: ActionExecutionsRepo }) {
+  const filterOf = (clientId: string, q: ActionQuery) => ({
+    ...auditFilterOf(clientId, q),
+    action_type: q.action_type,
+  });
+
+  return {
+    async list(clientId: string, q: ActionQuery) {
+      const filter = filterOf(clientId, q);
+      const after = q.cursor === undefined ? undefined : readCursor<ActionCursor>(q.cursor, isCursor);
+      const limit = Math.min(Math.max(q.limit ?? 100, 1), 1000);
+      const rows = await deps.actions.page(filter, after, limit);
+      const last = rows.at(-1);
+      return {
+        items: rows.map(publicRow),
+        next_cursor: rows.length === limit && last ? writeCursor(cursorOf(last)) : null,
+      };
+    },
+
+    export(clientId: string, q: ActionQuery, format: 'csv' | 'json'): AsyncGenerator<string> {
+      const filter = filterOf(clientId, q);
+      const pageSize = 1000;
+      return (async function* () {
+        yield format === 'csv' ? `${ACTION_COLUMNS.join(',')}\r\n` : '[';
+        let first = true;
+        let after: ActionCursor | undefined;
+        for (;;) {
+          const page = await deps.actions.page(filter, after, pageSize);
+          let chunk = '';
+          for (const r of page)
+            if (format === 'csv') chunk += csvLine(r);
+            else {
+              chunk += (first ? '' : ',') + JSON.stringify(publicRow(r));
+              first = false;
+            }
+          if (chunk !== '') yield chunk;
+          const last = page.at(-1);
+          if (page.length < pageSize || !last) break;
+          after = cursorOf(last);
+        }
+        if (format === 'json') yield ']';
+      })();
+    },
+  };
+}
+export type ActionAuditService = ReturnType<typeof createActionAuditService>;

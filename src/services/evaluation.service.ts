@@ -47,6 +47,22 @@ function entityTypeOf(req: EvaluationRequest): string | null {
   return DEFAULT_ENTITY[req.trigger_type];
 }
 
+/**
+ * The customer an evaluation is about, for the audit rows and the alert: `customer_id`; for a
+ * transfer, the client's own party (the originator of an outbound one, the beneficiary of an
+ * inbound one), else the other party that names one (a manual evaluation may carry either).
+ */
+function customerOf(req: EvaluationRequest): string | null {
+  const text = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
+  const d = req.data;
+  const own = text(d.customer_id);
+  if (own !== undefined || (req.trigger_type !== 'travel_rule' && req.trigger_type !== 'manual'))
+    return own ?? null;
+  const originator = text(d.originator_customer_id);
+  const beneficiary = text(d.beneficiary_customer_id);
+  return (d.direction === 'inbound' ? (beneficiary ?? originator) : (originator ?? beneficiary)) ?? null;
+}
+
 function finiteAmount(v: unknown): number | undefined {
   return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
 }
@@ -72,8 +88,6 @@ function followUpsOf(
   const caseRules = triggered
     .filter((r) => r.actions_to_execute.includes('create_case'))
     .map((r) => r.rule_id);
-  const data = req.data;
-  const text = (v: unknown) => (typeof v === 'string' ? v : null);
   const newCase = res.should_create_case
     ? {
         id: randomUUID(),
@@ -97,7 +111,7 @@ function followUpsOf(
         source: 'evaluation',
         event: req.trigger_type,
         vendor_object_id: null,
-        customer_id: text(data.customer_id) ?? text(data.originator_customer_id),
+        customer_id: customerOf(req),
         transaction_id: req.trigger_type === 'transaction' ? (req.trigger_entity_id ?? null) : null,
         evaluation_id: res.evaluation_id,
         case_id: newCase?.id ?? linkCaseId ?? null,
@@ -209,7 +223,7 @@ export function createEvaluationService(deps: {
         trigger_type: req.trigger_type,
         trigger_entity_type: entityTypeOf(req),
         trigger_entity_id: req.trigger_entity_id ?? null,
-        customer_id: customerId ?? null,
+        customer_id: customerOf(req),
         evaluated_at: response.timestamp,
         rule_set_version: outcome.rule_set_version,
         high_risk_list_date: outcome.high_risk_list_date,

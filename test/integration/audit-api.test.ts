@@ -159,4 +159,42 @@ describe('GET /api/mica/audit/evaluations', () => {
     assert.equal((await get(`?to=${tomorrow}&rule_id=MICA-CDD-002`)).json().items.length, 12);
     assert.equal((await get(`?from=${tomorrow}&rule_id=MICA-CDD-002`)).json().items.length, 0);
   });
+
+  // Last: it adds rows that the counts above do not expect.
+  it("a transfer's rows are found by the client's own party: the originator out, the beneficiary in", async () => {
+    const transfer = async (id: string, data: Record<string, unknown>) => {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/api/mica/evaluate',
+        headers: auth,
+        payload: { client_id: 'acme', trigger_type: 'travel_rule', trigger_entity_id: id, data },
+      });
+      assert.equal(res.statusCode, 200, res.body);
+    };
+    const base = {
+      amount_eur: 500,
+      amount_crypto: 0.01,
+      transfer_type: 'external',
+      data_completeness: 'complete',
+      self_hosted_wallet: false,
+    };
+    await transfer('tr-out', {
+      ...base,
+      transfer_id: 'tr-out',
+      direction: 'outbound',
+      originator_customer_id: 'tr-cust',
+    });
+    await transfer('tr-in', {
+      ...base,
+      transfer_id: 'tr-in',
+      direction: 'inbound',
+      originator_customer_id: 'their-cust',
+      beneficiary_customer_id: 'tr-cust',
+    });
+    const res = await get('?customer_id=tr-cust');
+    assert.equal(res.statusCode, 200, res.body);
+    const items = res.json().items as Array<{ trigger_entity_id: string; customer_id: string }>;
+    assert.deepEqual([...new Set(items.map((r) => r.trigger_entity_id))], ['tr-in', 'tr-out']);
+    assert.ok(items.every((r) => r.customer_id === 'tr-cust'));
+  });
 });

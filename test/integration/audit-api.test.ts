@@ -117,7 +117,6 @@ describe('GET /api/mica/audit/evaluations', () => {
       ['?from=2026-02-29T12:00:00Z', 'from'],
       ['?from=2026-01-01T24:00:00Z', 'from'],
       ['?to=2026-01-01T23:60Z', 'to'],
-      ['?to=2026-01-01T23:59:60Z', 'to'],
       ['?from=2026-01-01T10:00%2B24:00', 'from'],
       ['?format=csv&from=2026-04-31', 'from'],
       ['?format=json&to=2100-02-29', 'to'],

@@ -93,6 +93,17 @@ describe('mica lists import (the CLI, spawned)', () => {
     assert.equal(out.published_at, '2025-05-16');
     assert.equal(out.entries, 17);
     assert.equal(out.addresses, 32);
+    // A date that does not exist is refused, not rolled over (and nothing is imported).
+    const bad = await mica(
+      'lists',
+      'import',
+      'ofac',
+      fixturePath('ofac_sdn/tiny_2025/sdn.csv'),
+      '--published-at',
+      '2025-02-30',
+    );
+    assert.equal(bad.code, 1);
+    assert.match(JSON.parse(bad.err).error, /published_at: not an existing ISO 8601 date/);
   });
 
   it('fails with exit 1 and a JSON error on stderr for an unknown structure or path', async () => {

@@ -59,7 +59,8 @@ function reasonOf(e: ErrorObject): string {
     case 'maximum':
       return `Must be <= ${String(p.limit)}`;
     case 'minLength':
-      return Number(p.limit) === 1 ? 'Must not be empty' : `Must be at least ${String(p.limit)} characters`;
+      // An empty string is no value: reported as the spec's `<field>: Required`.
+      return Number(p.limit) === 1 ? 'Required' : `Must be at least ${String(p.limit)} characters`;
     case 'maxLength':
       return `Must be at most ${String(p.limit)} characters`;
     case 'pattern':

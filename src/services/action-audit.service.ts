@@ -58,10 +58,13 @@ export function createActionAuditService(deps: { actions: ActionExecutionsRepo }
     action_type: q.action_type,
   });
 
+  const cursorOfQuery = (q: ActionQuery) =>
+    q.cursor === undefined ? undefined : readCursor<ActionCursor>(q.cursor, isCursor);
+
   return {
     async list(clientId: string, q: ActionQuery) {
       const filter = filterOf(clientId, q);
-      const after = q.cursor === undefined ? undefined : readCursor<ActionCursor>(q.cursor, isCursor);
+      const after = cursorOfQuery(q);
       const limit = Math.min(Math.max(q.limit ?? 100, 1), 1000);
       const rows = await deps.actions.page(filter, after, limit);
       const last = rows.at(-1);
@@ -73,6 +76,8 @@ export function createActionAuditService(deps: { actions: ActionExecutionsRepo }
 
     export(clientId: string, q: ActionQuery, format: 'csv' | 'json'): AsyncGenerator<string> {
       const filter = filterOf(clientId, q);
+      cursorOfQuery(q); // every match is exported, but a cursor that is not one is refused
+
       const pageSize = 1000;
       return (async function* () {
         yield format === 'csv' ? `${ACTION_COLUMNS.join(',')}\r\n` : '[';

@@ -260,6 +260,8 @@ export function createAuditService(deps: { audit: AuditQueryRepo }) {
      */
     export(clientId: string, q: AuditQuery, format: 'csv' | 'json'): AsyncGenerator<string> {
       const filter = filterOf(clientId, q);
+      // An export is every match (no pages), but a cursor that is not one is still the caller's error.
+      decodeCursor(q.cursor);
       // Evaluations per page: about 8 rows each, so a page is some 4,000 rows.
       const pageSize = 500;
       return (async function* () {

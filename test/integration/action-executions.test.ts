@@ -149,7 +149,7 @@ describe('executed actions of the audit trail (type, outcome, time, executor, ev
       ['globex:tx-globex', 'globex:tx-globex'],
     );
 
-    for (const bad of ['from=2026-02-30', 'cursor=nope', 'limit=0'])
+    for (const bad of ['from=2026-02-30', 'cursor=nope', 'format=csv&cursor=nope', 'limit=0'])
       assert.equal(
         (await t.app.inject({ method: 'GET', url: `/api/mica/audit/actions?${bad}`, headers: acme.auth }))
           .statusCode,

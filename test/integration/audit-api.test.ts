@@ -98,6 +98,8 @@ describe('GET /api/mica/audit/evaluations', () => {
       '?from=yesterday',
       '?from=2026-02-01&to=2026-01-01',
       '?cursor=abc',
+      '?format=csv&cursor=abc',
+      '?format=json&cursor=abc',
       '?limit=0',
       '?format=xml',
     ]) {

@@ -59,6 +59,9 @@ describe('wallet screening errors (flat format) and wallet_screen on /evaluate',
     assert.deepEqual((unknown.json() as FlatBody).details.errors, [
       'blockchain: Must be one of: ethereum, bitcoin, polygon, binance-smart-chain, solana',
     ]);
+    // An empty address is no address.
+    const empty = await screenGet(t, auth, '', 'ethereum');
+    assert.deepEqual((empty.json() as FlatBody).details.errors, ['wallet_address: Required']);
     const post = await screenPost(t, auth, { blockchain: 'ethereum', transaction_amount_eur: -1 });
     assert.equal(post.statusCode, 400);
     assert.deepEqual((post.json() as FlatBody).details.errors, [

@@ -126,9 +126,11 @@ export function createRateLimitService(deps: {
       if (!allowed && extra > 0) {
         const burst = await consume(extra, BURST_WINDOW_S, `${key}:burst`);
         if (burst.ok) {
+          // Served from the burst allowance: the announced minute window stays used up (remaining 0),
+          // so the header only ever counts down within a window.
           allowed = true;
           scope = undefined;
-          remaining = Math.min(Math.max(0, burst.res.remainingPoints), Math.max(0, limits.per_minute));
+          remaining = 0;
         }
       }
       if (!allowed && limits.per_day) {

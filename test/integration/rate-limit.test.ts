@@ -25,9 +25,11 @@ describe('per-client rate limits', () => {
     });
     const clientId = c.clientId;
     const statuses: number[] = [];
+    const remaining: string[] = [];
     for (let i = 0; i < 6; i++) {
       const res = await evaluate(c.auth, clientId);
       statuses.push(res.statusCode);
+      remaining.push(String(res.headers['x-ratelimit-remaining']));
       assert.equal(res.headers['x-ratelimit-limit'], '3');
       assert.match(String(res.headers['x-ratelimit-remaining']), /^\d+$/);
       const reset = Number(res.headers['x-ratelimit-reset']);
@@ -42,6 +44,8 @@ describe('per-client rate limits', () => {
       }
     }
     assert.deepEqual(statuses, [200, 200, 200, 200, 200, 429]);
+    // Counts down within the minute and stays at 0 while the burst allowance serves (never jumps back).
+    assert.deepEqual(remaining, ['2', '1', '0', '0', '0', '0']);
   });
 
   it('the daily limit refuses once reached', async () => {

@@ -1,6 +1,7 @@
 import { Ajv, type ErrorObject } from 'ajv';
 import addFormatsImport from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
+import { isStorable } from '../storage/storable.ts';
 
 // ajv-formats is CommonJS; its default export arrives wrapped under ESM.
 const addFormats = ((addFormatsImport as unknown as { default?: unknown }).default ??
@@ -24,9 +25,45 @@ function makeAjv(coerce: boolean): Ajv {
 const bodyAjv = makeAjv(false);
 const queryAjv = makeAjv(true);
 
+/**
+ * What the schema cannot see in a query string or path after coercion: a number that overflowed to
+ * ±Infinity ("1e309" passes Ajv's integer coercion and range checks), and text the database cannot
+ * take (a NUL, an unpaired surrogate: %00, %ED%A0%80), which would fail its query with a 500.
+ */
+function textProblems(data: unknown): ErrorObject[] {
+  if (data === null || typeof data !== 'object') return [];
+  const out: ErrorObject[] = [];
+  for (const [key, value] of Object.entries(data))
+    for (const v of Array.isArray(value) ? value : [value]) {
+      const at = { instancePath: `/${key}`, schemaPath: `#/properties/${key}` };
+      if (typeof v === 'number' && !Number.isFinite(v))
+        out.push({ ...at, keyword: 'finite', params: {}, message: 'Must be a finite number' });
+      else if (typeof v === 'string' && !isStorable(v))
+        out.push({
+          ...at,
+          keyword: 'storable',
+          params: {},
+          message: 'Contains characters that cannot be stored',
+        });
+      else continue;
+      break;
+    }
+  return out;
+}
+
 /** Bodies are validated strictly; query strings and params are coerced from text. */
-export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) =>
-  (httpPart === 'body' ? bodyAjv : queryAjv).compile(schema as object);
+export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
+  if (httpPart === 'body') return bodyAjv.compile(schema as object);
+  const validate = queryAjv.compile(schema as object);
+  // Fastify reads a refusal's problems from the validator's `errors`, as Ajv's own function has them.
+  const checked = (data: unknown) => {
+    const ok = validate(data);
+    checked.errors = ok ? textProblems(data) : validate.errors;
+    return checked.errors === null || checked.errors === undefined || checked.errors.length === 0;
+  };
+  checked.errors = null as ErrorObject[] | null | undefined;
+  return checked;
+};
 
 function fieldOf(e: ErrorObject, prefix: string): string {
   const path = e.instancePath

@@ -3,7 +3,8 @@ import type {
   ActionExecutionRow,
   ActionExecutionsRepo,
 } from '../storage/action-executions.repo.ts';
-import { type AuditQuery, auditFilterOf, csvText, readCursor, writeCursor } from './audit.service.ts';
+import { type AuditQuery, auditFilterOf, csvText } from './audit.service.ts';
+import { isCursorCount, isCursorText, isCursorTime, readCursor, writeCursor } from './cursor.ts';
 
 /** The columns of an executed action, in order (CSV header, JSON keys). */
 export const ACTION_COLUMNS = [
@@ -42,11 +43,7 @@ const cursorOf = (r: ActionExecutionRow): ActionCursor => ({
 });
 
 const isCursor = (c: ActionCursor) =>
-  typeof c?.at === 'string' &&
-  !Number.isNaN(Date.parse(c.at)) &&
-  typeof c.id === 'string' &&
-  Number.isInteger(c.rule) &&
-  Number.isInteger(c.action);
+  isCursorTime(c.at) && isCursorText(c.id) && isCursorCount(c.rule) && isCursorCount(c.action);
 
 /**
  * The executed actions of the audit trail (migration 011): a page, or every match streamed as

@@ -2,6 +2,7 @@ import { isOverdue } from '../domain/cases/due-dates.ts';
 import type { HistoryEntry, ItemKind, TransitionResult } from '../domain/cases/state-machines.ts';
 import { AppError } from '../errors.ts';
 import type { After, AlertRow, CaseRow } from '../storage/alerts-cases.repo.ts';
+import { isCursorTime, readCursor, writeCursor } from './cursor.ts';
 
 // The wire forms of the alerts and cases API (CONTRACT §5): item shapes, cursors, refusals.
 
@@ -12,25 +13,17 @@ export const iso = (d: Date | string) => new Date(d).toISOString();
 
 /** Opaque to callers: the (due_at, id) of the last item of a page. */
 export function encodeCursor(a: After): string {
-  return Buffer.from(JSON.stringify([a.dueAt, a.id]), 'utf8').toString('base64url');
+  return writeCursor([a.dueAt, a.id]);
 }
 
 /** The position a cursor names; a 400 for anything this API did not hand out. */
 export function decodeCursor(s: string): After {
-  try {
-    const v = JSON.parse(Buffer.from(s, 'base64url').toString('utf8')) as unknown;
-    if (Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && typeof v[1] === 'string') {
-      const at = new Date(v[0]);
-      if (!Number.isNaN(at.getTime()) && UUID.test(v[1])) return { dueAt: at.toISOString(), id: v[1] };
-    }
-  } catch {
-    /* reported below */
-  }
-  throw new AppError('INVALID_REQUEST', 'Invalid request: cursor: Not a cursor from this API', {
-    field: 'cursor',
-    reason: 'Not a cursor from this API',
-    errors: ['cursor: Not a cursor from this API'],
-  });
+  const [dueAt, id] = readCursor<[string, string]>(
+    s,
+    (v) =>
+      Array.isArray(v) && v.length === 2 && isCursorTime(v[0]) && typeof v[1] === 'string' && UUID.test(v[1]),
+  );
+  return { dueAt: new Date(dueAt).toISOString(), id };
 }
 
 /** History entries as the API shows them: `actor_name` is null in entries written without it. */

@@ -7,6 +7,7 @@ import type {
   AuditRow,
   ExportEvaluation,
 } from '../storage/audit-query.repo.ts';
+import { isCursorCount, isCursorText, isCursorTime, readCursor, writeCursor } from './cursor.ts';
 
 /** The columns of an exported audit row, in the spec's order, then the extras we record. */
 export const AUDIT_COLUMNS = [
@@ -67,29 +68,6 @@ export function parseInstant(field: string, v: string | undefined): Date | undef
   return d;
 }
 
-/** A cursor as handed out: the last row's sort position as base64url JSON, opaque to the caller. */
-export function writeCursor(c: object): string {
-  return Buffer.from(JSON.stringify(c), 'utf8').toString('base64url');
-}
-
-/**
- * A cursor handed back: decoded and accepted only if `valid` says it has the listing's shape, so a
- * forged or mangled cursor is the caller's INVALID_REQUEST, never a query error.
- */
-export function readCursor<T>(s: string, valid: (c: T) => boolean): T {
-  try {
-    const c = JSON.parse(Buffer.from(s, 'base64url').toString('utf8')) as T;
-    if (valid(c)) return c;
-  } catch {
-    /* reported below */
-  }
-  throw new AppError('INVALID_REQUEST', 'Invalid request: cursor: Not a cursor from this API', {
-    field: 'cursor',
-    reason: 'Not a cursor from this API',
-    errors: ['cursor: Not a cursor from this API'],
-  });
-}
-
 function encodeCursor(row: AuditRow): string {
   return writeCursor({
     at: row.evaluated_at,
@@ -100,14 +78,7 @@ function encodeCursor(row: AuditRow): string {
 
 function decodeCursor(s: string | undefined): AuditCursor | undefined {
   if (!s) return undefined;
-  return readCursor<AuditCursor>(
-    s,
-    (c) =>
-      typeof c.at === 'string' &&
-      typeof c.id === 'string' &&
-      Number.isInteger(c.pos) &&
-      !Number.isNaN(Date.parse(c.at)),
-  );
+  return readCursor<AuditCursor>(s, (c) => isCursorTime(c.at) && isCursorText(c.id) && isCursorCount(c.pos));
 }
 
 /** A row as exported: the internal ordering column dropped. */

@@ -12,7 +12,8 @@ import type {
 } from '../storage/console.repo.ts';
 import type { AlertsCasesService, ListQuery } from './alerts-cases.service.ts';
 import { UUID } from './alerts-cases.views.ts';
-import { csvText, parseInstant, readCursor, writeCursor } from './audit.service.ts';
+import { csvText, parseInstant } from './audit.service.ts';
+import { isCursorCount, isCursorTime, readCursor, writeCursor } from './cursor.ts';
 import type { ClientContext } from './evaluation.service.ts';
 import type { Principal } from './keys.service.ts';
 
@@ -68,12 +69,11 @@ function decodeCursor(s: string | undefined): TransitionCursor | undefined {
   return readCursor<TransitionCursor>(
     s,
     (c) =>
-      typeof c.at === 'string' &&
-      !Number.isNaN(Date.parse(c.at)) &&
+      isCursorTime(c.at) &&
       (c.kind === 'case' || c.kind === 'alert') &&
       typeof c.id === 'string' &&
       UUID.test(c.id) &&
-      Number.isInteger(c.ord),
+      isCursorCount(c.ord),
   );
 }
 

@@ -5,7 +5,11 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } 
 import type { Logger } from 'pino';
 import type { Deps } from './deps.ts';
 import { registerAuth } from './http/plugins/auth.ts';
-import { registerErrorHandler } from './http/plugins/error-handler.ts';
+import {
+  clientErrorHandler,
+  frameworkErrorHandler,
+  registerErrorHandler,
+} from './http/plugins/error-handler.ts';
 import { registerJsonBody } from './http/plugins/json-body.ts';
 import { registerClientRateLimit } from './http/plugins/rate-limit.ts';
 import { adminRoutes } from './http/routes/admin.routes.ts';
@@ -36,6 +40,11 @@ export async function buildApp(deps: Deps, opts: { logger?: Logger | false } = {
     // One line per request is written by the onResponse hook below, with the route and timing.
     logController: new LogController({ disableRequestLogging: true }),
     return503OnClosing: true,
+    frameworkErrors: frameworkErrorHandler,
+    // A request must arrive whole within this time (a stalled upload holds a socket and memory);
+    // generous for the operator API's imports of up to 128 MiB.
+    requestTimeout: 120_000,
+    clientErrorHandler,
     ajv: { customOptions: { coerceTypes: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 

@@ -1,3 +1,5 @@
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, ERROR_CODES } from '../../errors.ts';
 import { describeAjvErrors } from '../validation.ts';
@@ -60,8 +62,18 @@ export function toAppError(err: unknown): AppError {
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
     case 'FST_ERR_CTP_EMPTY_TYPE':
     case 'FST_ERR_CTP_INVALID_TYPE':
-      return new AppError('INVALID_REQUEST', 'Request body must be JSON', { field: 'body' });
+      return new AppError('INVALID_REQUEST', 'Request body must be JSON', {
+        field: 'body',
+        reason: 'Must be JSON (Content-Type: application/json)',
+      });
   }
+  // The client closed the connection while sending its body: no one to answer, and no outage of
+  // the store (the socket error would otherwise read as one).
+  if (fe.code === 'ECONNRESET' && fe.message === 'aborted')
+    return new AppError('INVALID_REQUEST', 'Request body was not received in full', {
+      field: 'body',
+      reason: 'Incomplete',
+    });
   if (isStoreUnavailable(err))
     return new AppError(
       'SERVICE_UNAVAILABLE',
@@ -105,7 +117,12 @@ const FLAT_PATHS =
  * format of the endpoints under that path, so a caller of a flat endpoint always reads flat errors.
  */
 function formatOf(req: FastifyRequest): ErrorFormat {
-  const own = req.routeOptions.config?.errorFormat;
+  let own: ErrorFormat | undefined;
+  try {
+    own = req.routeOptions.config?.errorFormat;
+  } catch {
+    // A request refused before routing (a malformed URL) has no route options.
+  }
   if (own) return own;
   return FLAT_PATHS.test(req.url) ? 'flat' : 'nested';
 }
@@ -115,6 +132,45 @@ export function sendError(req: FastifyRequest, reply: FastifyReply, err: AppErro
   const format = formatOf(req);
   if (err.headers) reply.headers(err.headers);
   return reply.code(err.status).type('application/json; charset=utf-8').send(renderError(err, format));
+}
+
+/**
+ * Errors Fastify raises before a route is found (its `frameworkErrors` option), in our formats: a
+ * URL that does not decode is a 400; a path segment longer than any id is an id that names
+ * nothing, 404 like any unknown id (Fastify's own answers were 400/414 bodies of its own format).
+ */
+export function frameworkErrorHandler(error: FastifyError, req: FastifyRequest, reply: FastifyReply) {
+  const err =
+    error.code === 'FST_ERR_BAD_URL'
+      ? new AppError('INVALID_REQUEST', 'Invalid request: url: Not a valid URL', {
+          field: 'url',
+          reason: 'Not a valid URL',
+        })
+      : error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+        ? new AppError('NOT_FOUND', 'Not found')
+        : toAppError(error);
+  return sendError(req, reply, err);
+}
+
+/**
+ * Requests Node's HTTP parser refuses (a malformed request line or header, conflicting lengths,
+ * headers over the size limit), answered in the nested format before the connection closes;
+ * Fastify's default wrote a body of its own format.
+ */
+export function clientErrorHandler(err: Error & { code?: string }, socket: Duplex): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, message] =
+    err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? [408, 'Request timed out']
+      : err.code === 'HPE_HEADER_OVERFLOW'
+        ? [431, 'Request headers are too large']
+        : [400, 'Malformed HTTP request'];
+  const body = JSON.stringify({ error: { code: 'INVALID_REQUEST', message } });
+  if (socket.writable)
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    );
+  socket.destroy(err);
 }
 
 export function registerErrorHandler(app: FastifyInstance): void {

@@ -1,0 +1,100 @@
+import assert from 'node:assert/strict';
+import { connect } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { clientWithKey, startTestApp, type TestApp } from '../helpers/harness.ts';
+
+// What never reaches a route (found by fuzzing): a URL that does not decode, an over-long path
+// segment, requests Node's HTTP parser refuses. Each is answered in the documented error format,
+// where Fastify's defaults wrote bodies of their own format.
+
+/** Sends raw bytes and reads the whole answer (the server closes after an error). */
+function raw(port: number, text: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    let data = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (c) => {
+      data += c;
+    });
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const [head = '', ...rest] = data.split('\r\n\r\n');
+      resolve({ status: Number(head.split(' ')[1]), body: rest.join('\r\n\r\n') });
+    });
+    socket.write(text);
+    socket.setTimeout(10_000, () => socket.destroy(new Error('timeout')));
+  });
+}
+
+describe('malformed HTTP and URLs: documented formats', () => {
+  let t: TestApp;
+  let auth: Record<string, string>;
+  let port: number;
+  before(async () => {
+    t = await startTestApp();
+    ({ auth } = await clientWithKey(t, 'acme'));
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    port = (t.app.server.address() as { port: number }).port;
+  });
+  after(() => t.close());
+
+  const request = (line: string, headers = '') =>
+    raw(
+      port,
+      `${line}\r\nHost: x\r\nAuthorization: ${auth.authorization}\r\nConnection: close\r\n${headers}\r\n`,
+    );
+
+  it('a URL that does not decode is a 400 in the path’s format', async () => {
+    const nested = await request('GET /api/alerts/%E0%A4%A HTTP/1.1');
+    assert.equal(nested.status, 400);
+    assert.deepEqual(JSON.parse(nested.body).error.details, {
+      field: 'url',
+      reason: 'Not a valid URL',
+      errors: ['url: Not a valid URL'],
+    });
+    const flat = await request('GET /api/mica/wallet-screening/%E0%A4%A HTTP/1.1');
+    assert.equal(flat.status, 400);
+    assert.equal(JSON.parse(flat.body).type, 'VALIDATION');
+  });
+
+  it('an id longer than any is an unknown id: 404', async () => {
+    const res = await request(`GET /api/cases/${'a'.repeat(2000)} HTTP/1.1`);
+    assert.equal(res.status, 404);
+    assert.equal(JSON.parse(res.body).error.code, 'NOT_FOUND');
+  });
+
+  it('requests the HTTP parser refuses get a nested JSON error', async () => {
+    for (const text of [
+      'FOO /api/mica/cache/stats HTTP/1.1\r\nHost: x\r\n\r\n',
+      'POST /api/mica/evaluate HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\nabcde',
+      'GET /healthz HTTP/1.1\r\nHost: x\r\nX-Actor: a\u0001b\r\n\r\n',
+    ]) {
+      const res = await raw(port, text);
+      assert.equal(res.status, 400, text);
+      assert.deepEqual(JSON.parse(res.body), {
+        error: { code: 'INVALID_REQUEST', message: 'Malformed HTTP request' },
+      });
+    }
+    const big = await raw(port, `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
+    assert.equal(big.status, 431);
+    assert.equal(JSON.parse(big.body).error.code, 'INVALID_REQUEST');
+    // The server still serves.
+    assert.equal(
+      (await raw(port, 'GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')).status,
+      200,
+    );
+  });
+
+  it('a body that is not JSON by its content type lists the problem', async () => {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/mica/evaluate',
+      headers: { ...auth, 'content-type': ';;;===' },
+      payload: '{}',
+    });
+    assert.equal(res.statusCode, 400);
+    assert.deepEqual(res.json().error.details.errors, [
+      'body: Must be JSON (Content-Type: application/json)',
+    ]);
+  });
+});

@@ -35,9 +35,20 @@ const jsonObject = (v: string) => {
   throw new InvalidArgumentError('must be a JSON object');
 };
 
+/** Whether commander has written an error of its own (as JSON, see buildProgram). */
+let commanderReported = false;
+
 /** Declares the command tree; each leaf records what to run instead of running it. */
 function buildProgram(found: (inv: Invocation) => void): Command {
   const program = new Command('mica').description('Operate the MiCA compliance service').exitOverride();
+  // Every error is one JSON line on stderr, commander's own too (an unknown command, a missing or
+  // bad option); set before the subcommands, which inherit it.
+  program.configureOutput({
+    outputError: (text, write) => {
+      commanderReported = true;
+      write(`${JSON.stringify({ error: text.replace(/^error: /, '').trim() })}\n`);
+    },
+  });
   program
     .command('migrate')
     .description('apply database migrations')
@@ -233,8 +244,10 @@ async function main(argv: string[]): Promise<number> {
     await program.parseAsync(argv, { from: 'user' });
   } catch (e) {
     const code = (e as { exitCode?: number }).exitCode;
-    // Commander reports its own errors; anything else (an unreadable file) is reported here.
-    if (code === undefined) process.stderr.write(`${JSON.stringify({ error: (e as Error).message })}\n`);
+    // Commander reports most of its errors itself; anything else (an unreadable file, an argument
+    // parser's refusal that commander rethrows) is reported here.
+    if (code !== 0 && !commanderReported)
+      process.stderr.write(`${JSON.stringify({ error: (e as Error).message })}\n`);
     return code === 0 ? 0 : 1;
   }
   if (!inv) {

@@ -2,6 +2,7 @@ import { type Static, type TSchema, Type } from 'typebox';
 import { Value } from 'typebox/value';
 import { AppError } from '../errors.ts';
 import type { Jobs } from '../jobs/jobs.ts';
+import { describeAjvErrors } from '../validation-problems.ts';
 import type { AuditChainService } from './audit-chain.service.ts';
 import { CASP_IMPORT_MAX_CHARS, type CaspDirectoryService } from './casp-directory.service.ts';
 import type { ClientsService } from './clients.service.ts';
@@ -171,8 +172,8 @@ export async function runCommand(
   const cmd = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
   if (!cmd) throw new AppError('NOT_FOUND', `unknown command ${name}`);
   if (!Value.Check(cmd.args, args)) {
-    const errors = [...Value.Errors(cmd.args, args)].map(
-      (e) => `${e.instancePath.replace(/^\//, '').replaceAll('/', '.') || 'args'}: ${e.message}`,
+    const errors = describeAjvErrors([...Value.Errors(cmd.args, args)] as never).map(
+      (p) => `${p.field === 'body' ? 'args' : p.field}: ${p.reason}`,
     );
     throw new AppError('INVALID_REQUEST', `invalid arguments: ${errors.join('; ')}`, { errors });
   }

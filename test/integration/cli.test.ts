@@ -90,11 +90,22 @@ describe('the mica CLI', () => {
     assert.match(JSON.parse(dup.err).error, /already exists/);
     const unknownClient = mica('keys', 'create', 'nobody');
     assert.equal(unknownClient.code, 1);
-    const badRole = mica('keys', 'create', 'acme', '--role', 'root');
-    assert.equal(badRole.code, 1);
+    assertFails(
+      mica('keys', 'create', 'acme', '--role', 'root'),
+      /role: Must be one of: standard, admin/,
+      'role',
+    );
     const badSettings = mica('clients', 'settings', 'acme', '{"thresholds":{"cdd_amount_eur":-1}}');
     assert.equal(badSettings.code, 1);
-    assert.equal(mica('nonsense').code, 1);
+    // Commander's own refusals are JSON on stderr too (one was silent: a settings text not JSON).
+    assertFails(mica('clients', 'settings', 'acme', '{thresholds:'), /must be a JSON object/, 'not JSON');
+    assertFails(mica('nonsense'), /unknown command 'nonsense'/, 'unknown command');
+    assertFails(mica('keys', 'create'), /missing required argument/, 'missing argument');
+    assertFails(
+      mica('keys', 'create', 'acme', '--expires-in-days', '-3'),
+      /must be a positive number/,
+      'bad value',
+    );
   });
 
   it('audit verify, export and checkpoints refuse an unknown client like keys create does', () => {

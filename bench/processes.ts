@@ -25,7 +25,10 @@ const running = new Set<Child>();
 export const SERVER_NODE_FLAGS: string[] = (() => {
   const start: string = JSON.parse(readFileSync(resolve(ROOT, 'package.json'), 'utf8')).scripts.start;
   // `exec node …`: the shell gives way to node, so signals sent to npm reach the server.
-  const words = start.trim().split(/\s+/).filter((w, i) => !(i === 0 && w === 'exec'));
+  const words = start
+    .trim()
+    .split(/\s+/)
+    .filter((w, i) => !(i === 0 && w === 'exec'));
   const end = words.indexOf('--import');
   if (words[0] !== 'node' || end < 0) throw new Error(`npm start is not "node <flags> --import …": ${start}`);
   return words.slice(1, end);

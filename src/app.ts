@@ -85,7 +85,8 @@ export async function buildApp(deps: Deps, opts: { logger?: Logger | false } = {
 
   await app.register(swagger, {
     openapi: {
-      openapi: '3.0.3',
+      // 3.1: the request schemas use JSON Schema's if/then (per trigger type), which 3.0 lacks.
+      openapi: '3.1.0',
       info: {
         title: 'MiCA compliance service',
         version: '1.0',
@@ -96,8 +97,17 @@ export async function buildApp(deps: Deps, opts: { logger?: Logger | false } = {
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
-  app.get('/metrics', { schema: { hide: true } }, async (_req, reply) =>
-    reply.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics()),
+  app.get(
+    '/metrics',
+    {
+      schema: {
+        tags: ['operations'],
+        summary: 'Prometheus metrics (no key: bind to an internal port in production)',
+        produces: ['text/plain'],
+      },
+    },
+    async (_req, reply) =>
+      reply.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics()),
   );
 
   await app.register(healthRoutes({ checks: deps.readinessChecks }));

@@ -231,7 +231,7 @@ export async function createDeps(
     actionAudit,
     auditChain,
     retentionYearsOf,
-    streams: (name: string, args: unknown) => startStreamCommand({ audit }, name, args),
+    streams: (name: string, args: unknown) => startStreamCommand({ audit, actions: actionAudit }, name, args),
     limitsFor: async (clientId: string) => (await clientContext(clientId))?.rateLimits ?? defaultLimits,
     evaluation,
     auditWriter,

@@ -107,11 +107,16 @@ function buildProgram(found: (inv: Invocation) => void): Command {
     .option('--customer <customer_id>')
     .option('--transaction <transaction_id>')
     .option('--format <format>', 'csv or json', 'csv')
-    .action((o: Record<string, string | undefined>) =>
+    .option(
+      '--actions',
+      'the executed actions (type, outcome, time, executor, evidence) instead of the rule rows',
+    )
+    .option('--action-type <type>', 'with --actions: only this action, e.g. create_case')
+    .action((o: Record<string, string | boolean | undefined>) =>
       found({
-        name: 'audit.export',
+        name: o.actions ? 'audit.actions' : 'audit.export',
         stream: true,
-        client: o.client,
+        client: o.client as string,
         args: {
           client_id: o.client,
           from: o.from,
@@ -120,6 +125,7 @@ function buildProgram(found: (inv: Invocation) => void): Command {
           customer_id: o.customer,
           transaction_id: o.transaction,
           format: o.format,
+          ...(o.actions && o.actionType !== undefined ? { action_type: o.actionType } : {}),
         },
       }),
     );

@@ -1,6 +1,8 @@
 import { type Static, type TSchema, Type } from 'typebox';
 import { Value } from 'typebox/value';
 import { AppError } from '../errors.ts';
+import { describeAjvErrors } from '../validation-problems.ts';
+import type { ActionAuditService } from './action-audit.service.ts';
 import type { AuditService } from './audit.service.ts';
 
 /**
@@ -9,6 +11,7 @@ import type { AuditService } from './audit.service.ts';
  */
 export interface StreamCommandDeps {
   audit: Pick<AuditService, 'export'>;
+  actions: Pick<ActionAuditService, 'export'>;
 }
 
 interface StreamCommand<S extends TSchema> {
@@ -18,18 +21,25 @@ interface StreamCommand<S extends TSchema> {
 const streamCommand = <S extends TSchema>(c: StreamCommand<S>) => c as unknown as StreamCommand<TSchema>;
 const Opt = Type.Optional(Type.String({ minLength: 1, maxLength: 256 }));
 
+const exportArgs = {
+  client_id: Type.String({ minLength: 1, maxLength: 128 }),
+  from: Opt,
+  to: Opt,
+  rule_id: Opt,
+  customer_id: Opt,
+  transaction_id: Opt,
+  format: Type.Optional(Type.Union([Type.Literal('csv'), Type.Literal('json')])),
+};
+
 export const STREAM_COMMANDS: Record<string, StreamCommand<TSchema>> = {
   'audit.export': streamCommand({
-    args: Type.Object({
-      client_id: Type.String({ minLength: 1, maxLength: 128 }),
-      from: Opt,
-      to: Opt,
-      rule_id: Opt,
-      customer_id: Opt,
-      transaction_id: Opt,
-      format: Type.Optional(Type.Union([Type.Literal('csv'), Type.Literal('json')])),
-    }),
+    args: Type.Object(exportArgs),
     run: (d, { client_id, format, ...q }) => d.audit.export(client_id, q, format ?? 'csv'),
+  }),
+  /** The executed actions (GET /api/mica/audit/actions), with the same filters plus the type. */
+  'audit.actions': streamCommand({
+    args: Type.Object({ ...exportArgs, action_type: Opt }),
+    run: (d, { client_id, format, ...q }) => d.actions.export(client_id, q, format ?? 'csv'),
   }),
 };
 
@@ -42,8 +52,8 @@ export async function startStreamCommand(
   const cmd = Object.hasOwn(STREAM_COMMANDS, name) ? STREAM_COMMANDS[name] : undefined;
   if (!cmd) throw new AppError('NOT_FOUND', `unknown command ${name}`);
   if (!Value.Check(cmd.args, args)) {
-    const errors = [...Value.Errors(cmd.args, args)].map(
-      (e) => `${e.instancePath.replace(/^\//, '').replaceAll('/', '.') || 'args'}: ${e.message}`,
+    const errors = describeAjvErrors([...Value.Errors(cmd.args, args)] as never).map(
+      (p) => `${p.field === 'body' ? 'args' : p.field}: ${p.reason}`,
     );
     throw new AppError('INVALID_REQUEST', `invalid arguments: ${errors.join('; ')}`, { errors });
   }

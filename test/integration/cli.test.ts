@@ -4,6 +4,7 @@ import { mkdirSync, mkdtempSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { ACTION_COLUMNS } from '../../src/services/action-audit.service.ts';
 import { freshDatabase, TEST_DATABASE_URL } from '../helpers/harness.ts';
 import {
   type ServerProcess,
@@ -61,6 +62,7 @@ async function rulesWith(url: string, key: string) {
 
 describe('the mica CLI', () => {
   let server: ServerProcess | undefined;
+  let actionsThroughServer = '';
   before(async () => {
     if (TEST_DATABASE_URL) await (await freshDatabase()).close();
   });
@@ -165,6 +167,17 @@ describe('the mica CLI', () => {
     const lines = exported.out.trim().split('\r\n');
     assert.match(lines[0]!, /^client_id,evaluation_id,rule_id,result,/);
     assert.equal(lines.length, 1 + 3 * 6, 'three periodic evaluations of six rules');
+    // The executed actions too: GOV-001 and GOV-003 fire on empty periodic data (alert_management).
+    const actions = mica('audit', 'export', '--client', 'acme', '--actions', '--format', 'json');
+    assert.equal(actions.code, 0, actions.err);
+    const rows = actions.json() as Array<{ rule_id: string; action_type: string; outcome: string }>;
+    assert.deepEqual(
+      rows.map((r) => `${r.rule_id}:${r.action_type}:${r.outcome}`),
+      Array(3)
+        .fill(['MICA-GOV-001:alert_management:success', 'MICA-GOV-003:alert_management:success'])
+        .flat(),
+    );
+    actionsThroughServer = actions.out;
 
     // Through the server too: an unknown client is an error, a known one verifies.
     for (const args of [
@@ -201,6 +214,14 @@ describe('the mica CLI', () => {
     const bad = mica('audit', 'export', '--client', 'acme', '--from', 'last-week');
     assert.equal(bad.code, 1);
     assert.match(bad.err, /from/);
+    // The same actions export on the store itself, byte for byte; and filtered by type as CSV.
+    assert.equal(
+      mica('audit', 'export', '--client', 'acme', '--actions', '--format', 'json').out,
+      actionsThroughServer,
+    );
+    const csv = mica('audit', 'export', '--client', 'acme', '--actions', '--action-type', 'request_kyc');
+    assert.equal(csv.code, 0, csv.err);
+    assert.equal(csv.out.trim(), ACTION_COLUMNS.join(','), 'no request_kyc in periodic evaluations');
   });
 
   it('reads a relative path from where npm was invoked (INIT_CWD), not the package directory', () => {

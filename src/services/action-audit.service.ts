@@ -3,7 +3,7 @@ import type {
   ActionExecutionRow,
   ActionExecutionsRepo,
 } from '../storage/action-executions.repo.ts';
-import { type AuditQuery, auditFilterOf, csvText } from './audit.service.ts';
+import { type AuditQuery, auditFilterOf, csvCell } from './audit.service.ts';
 import { isCursorCount, isCursorText, isCursorTime, readCursor, writeCursor } from './cursor.ts';
 
 /** The columns of an executed action, in order (CSV header, JSON keys). */
@@ -30,9 +30,7 @@ function publicRow(r: ActionExecutionRow): Record<string, unknown> {
 }
 
 function csvLine(r: ActionExecutionRow): string {
-  const cell = (v: unknown) =>
-    v === null || v === undefined ? '' : csvText(typeof v === 'object' ? JSON.stringify(v) : String(v));
-  return `${ACTION_COLUMNS.map((c) => cell(r[c])).join(',')}\r\n`;
+  return `${ACTION_COLUMNS.map((c) => csvCell(r[c])).join(',')}\r\n`;
 }
 
 const cursorOf = (r: ActionExecutionRow): ActionCursor => ({

@@ -95,7 +95,8 @@ export function csvText(s: string): string {
   return NEEDS_QUOTES.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
 }
 
-function csvCell(v: unknown): string {
+/** One CSV cell: empty for null, objects as JSON, text escaped (csvText). */
+export function csvCell(v: unknown): string {
   if (v === null || v === undefined) return '';
   if (typeof v === 'boolean') return v ? 'true' : 'false';
   return csvText(typeof v === 'object' ? JSON.stringify(v) : String(v));

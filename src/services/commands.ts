@@ -163,6 +163,15 @@ export const COMMANDS: Record<string, Command<TSchema>> = {
 };
 
 /** Validates a command's arguments and runs it. */
+/** An operator command's arguments against its schema; a 400 naming every problem otherwise. */
+export function checkArgs(schema: TSchema, args: unknown): void {
+  if (Value.Check(schema, args)) return;
+  const errors = describeAjvErrors([...Value.Errors(schema, args)] as never).map(
+    (p) => `${p.field === 'body' ? 'args' : p.field}: ${p.reason}`,
+  );
+  throw new AppError('INVALID_REQUEST', `invalid arguments: ${errors.join('; ')}`, { errors });
+}
+
 export async function runCommand(
   deps: CommandDeps,
   name: string,
@@ -171,11 +180,6 @@ export async function runCommand(
 ): Promise<unknown> {
   const cmd = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
   if (!cmd) throw new AppError('NOT_FOUND', `unknown command ${name}`);
-  if (!Value.Check(cmd.args, args)) {
-    const errors = describeAjvErrors([...Value.Errors(cmd.args, args)] as never).map(
-      (p) => `${p.field === 'body' ? 'args' : p.field}: ${p.reason}`,
-    );
-    throw new AppError('INVALID_REQUEST', `invalid arguments: ${errors.join('; ')}`, { errors });
-  }
+  checkArgs(cmd.args, args);
   return cmd.run(deps, args, actor);
 }

@@ -78,6 +78,7 @@ function followUpsOf(
   res: EvaluationResponse,
   ctx: ClientContext,
   actor: Actor,
+  customerId: string | null,
   linkCaseId?: string,
 ): EvaluationRecord['followUps'] {
   if (!res.should_create_case && !res.should_alert) return undefined;
@@ -111,7 +112,7 @@ function followUpsOf(
         source: 'evaluation',
         event: req.trigger_type,
         vendor_object_id: null,
-        customer_id: customerOf(req),
+        customer_id: customerId,
         transaction_id: req.trigger_type === 'transaction' ? (req.trigger_entity_id ?? null) : null,
         evaluation_id: res.evaluation_id,
         case_id: newCase?.id ?? linkCaseId ?? null,
@@ -185,6 +186,8 @@ export function createEvaluationService(deps: {
       const data = req.data;
       const amount = finiteAmount(data.amount_eur);
       const customerId = typeof data.customer_id === 'string' ? data.customer_id : undefined;
+      // Whom the audit rows and the alert name (for a transfer, the client's own party).
+      const customer = customerOf(req);
       const countsInWindow =
         req.trigger_type === 'transaction' && customerId !== undefined && amount !== undefined;
       const evaluationId = randomUUID();
@@ -223,7 +226,7 @@ export function createEvaluationService(deps: {
         trigger_type: req.trigger_type,
         trigger_entity_type: entityTypeOf(req),
         trigger_entity_id: req.trigger_entity_id ?? null,
-        customer_id: customerOf(req),
+        customer_id: customer,
         evaluated_at: response.timestamp,
         rule_set_version: outcome.rule_set_version,
         high_risk_list_date: outcome.high_risk_list_date,
@@ -237,7 +240,7 @@ export function createEvaluationService(deps: {
         rule_ids: outcome.results.map((r) => r.rule_id),
         requestJson: JSON.stringify(req),
         responseJson,
-        followUps: followUpsOf(req, response, ctx, actor, links?.caseId),
+        followUps: followUpsOf(req, response, ctx, actor, customer, links?.caseId),
         customerTransaction: countsInWindow
           ? {
               transaction_id: transactionId,

@@ -1,9 +1,8 @@
 import { type Static, type TSchema, Type } from 'typebox';
-import { Value } from 'typebox/value';
 import { AppError } from '../errors.ts';
-import { describeAjvErrors } from '../validation-problems.ts';
 import type { ActionAuditService } from './action-audit.service.ts';
 import type { AuditService } from './audit.service.ts';
+import { checkArgs } from './commands.ts';
 
 /**
  * Operator commands whose output is a stream of text (exports), not one JSON value. Shared by the
@@ -51,12 +50,7 @@ export async function startStreamCommand(
 ): Promise<AsyncGenerator<string>> {
   const cmd = Object.hasOwn(STREAM_COMMANDS, name) ? STREAM_COMMANDS[name] : undefined;
   if (!cmd) throw new AppError('NOT_FOUND', `unknown command ${name}`);
-  if (!Value.Check(cmd.args, args)) {
-    const errors = describeAjvErrors([...Value.Errors(cmd.args, args)] as never).map(
-      (p) => `${p.field === 'body' ? 'args' : p.field}: ${p.reason}`,
-    );
-    throw new AppError('INVALID_REQUEST', `invalid arguments: ${errors.join('; ')}`, { errors });
-  }
+  checkArgs(cmd.args, args);
   const gen = cmd.run(deps, args);
   // Run up to the first chunk now, so argument errors surface before any output is written.
   const first = await gen.next();

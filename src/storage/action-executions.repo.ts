@@ -1,8 +1,6 @@
 import { sql } from 'kysely';
-import type { AuditFilter } from './audit-query.repo.ts';
+import { type AuditFilter, UUID_TEXT } from './audit-query.repo.ts';
 import type { Db } from './db.ts';
-
-const UUID_TEXT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** One executed action, as the view `mica_action_executions` shows it. */
 export interface ActionExecutionRow {

@@ -2,7 +2,8 @@ import { sql } from 'kysely';
 import { findRule } from '../domain/rules/catalogue.ts';
 import type { Db } from './db.ts';
 
-const UUID_TEXT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** An evaluation id as text: anything else names no evaluation (no rows, rather than a cast error). */
+export const UUID_TEXT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export interface AuditFilter {
   client_id: string;

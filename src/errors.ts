@@ -42,6 +42,16 @@ export class AppError extends Error {
   }
 }
 
+/** The 400 of one bad field: named, with its reason, and listed as every problem is (CONTRACT §3). */
+export function fieldError(field: string, reason: string, extra?: ErrorDetails): AppError {
+  return new AppError('INVALID_REQUEST', `Invalid request: ${field}: ${reason}`, {
+    field,
+    reason,
+    errors: [`${field}: ${reason}`],
+    ...extra,
+  });
+}
+
 /** Shorthand for the 400 of a validation failure that lists every problem. */
 export function validationError(errors: string[], extra?: ErrorDetails): AppError {
   const first = errors[0] ?? 'body: invalid';

@@ -3,7 +3,7 @@ import type { Actor } from '../domain/actor.ts';
 import { parseCaseNumber } from '../domain/cases/case-number.ts';
 import { caseDueAt, clientCalendar } from '../domain/cases/due-dates.ts';
 import { type ItemKind, isFinalStatus, statusesOf, transition } from '../domain/cases/state-machines.ts';
-import { AppError } from '../errors.ts';
+import { AppError, fieldError } from '../errors.ts';
 import type {
   After,
   AlertsCasesRepo,
@@ -50,11 +50,7 @@ const notFound = (what: string, id: string) => new AppError('NOT_FOUND', `${what
 function checkStorable(field: string, value: string | null | undefined): void {
   if (value === null || value === undefined || isStorable(value)) return;
   const reason = 'Must not contain NUL characters or unpaired surrogates';
-  throw new AppError('INVALID_REQUEST', `Invalid request: ${field}: ${reason}`, {
-    field,
-    reason,
-    errors: [`${field}: ${reason}`],
-  });
+  throw fieldError(field, reason);
 }
 
 /** The alerts and cases API (CONTRACT §5, §9): listings, details, transitions, assignment; tenant-scoped. */
@@ -115,11 +111,7 @@ export function createAlertsCasesService(deps: {
         const r = transition('alert', alert.status, { ...body, actor: by.id, actorName: by.name, at });
         if (!r.ok) throw refusal('alert', alert.status, body.to, r);
         if (body.case_id !== undefined && r.status !== 'escalated')
-          throw new AppError('INVALID_REQUEST', 'Invalid request: case_id: Only with to = escalated', {
-            field: 'case_id',
-            reason: 'Only with to = escalated',
-            errors: ['case_id: Only with to = escalated'],
-          });
+          throw fieldError('case_id', 'Only with to = escalated');
         let caseId = alert.case_id;
         if (r.status === 'escalated' && body.case_id !== undefined) {
           const joined = await s.lockCase(p.clientId, body.case_id.toLowerCase());
@@ -200,12 +192,7 @@ export function createAlertsCasesService(deps: {
       checkStorable('note', body.note);
       const found = await findCase(p.clientId, idOrNumber);
       if (!found) throw notFound('Case', idOrNumber);
-      if (body.case_id !== undefined)
-        throw new AppError('INVALID_REQUEST', 'Invalid request: case_id: Only for alerts', {
-          field: 'case_id',
-          reason: 'Only for alerts',
-          errors: ['case_id: Only for alerts'],
-        });
+      if (body.case_id !== undefined) throw fieldError('case_id', 'Only for alerts');
       const at = now();
       await deps.repo.inTransaction(async (s) => {
         const c = await s.lockCase(p.clientId, found.id);
@@ -239,11 +226,7 @@ export function createAlertsCasesService(deps: {
           });
         if (!(await s.isOfficer(p.clientId, officer))) {
           const reason = `Must be one of the client's officers: ${(await s.officers(p.clientId)).join(', ') || '(none)'}`;
-          throw new AppError('INVALID_REQUEST', `Invalid request: officer: ${reason}`, {
-            field: 'officer',
-            reason,
-            errors: [`officer: ${reason}`],
-          });
+          throw fieldError('officer', reason);
         }
         await s.updateCase(c.id, {
           status: c.status,

@@ -1,6 +1,6 @@
 import { isOverdue } from '../domain/cases/due-dates.ts';
 import type { HistoryEntry, ItemKind, TransitionResult } from '../domain/cases/state-machines.ts';
-import { AppError } from '../errors.ts';
+import { AppError, fieldError } from '../errors.ts';
 import type { After, AlertRow, CaseRow } from '../storage/alerts-cases.repo.ts';
 import { isCursorTime, readCursor, writeCursor } from './cursor.ts';
 
@@ -106,10 +106,5 @@ export function refusal(
       : r.allowed.length > 0
         ? `Must be one of: ${r.allowed.join(', ')}`
         : `Not accepted when moving to ${to}`;
-  return new AppError('INVALID_REQUEST', `Invalid request: resolution: ${reason}`, {
-    field: 'resolution',
-    reason,
-    errors: [`resolution: ${reason}`],
-    allowed: r.allowed,
-  });
+  return fieldError('resolution', reason, { allowed: r.allowed });
 }

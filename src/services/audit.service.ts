@@ -1,5 +1,5 @@
 import { parseIsoInstant } from '../domain/rules/facts.ts';
-import { AppError } from '../errors.ts';
+import { fieldError } from '../errors.ts';
 import type {
   AuditCursor,
   AuditFilter,
@@ -47,24 +47,16 @@ export interface AuditQuery {
  */
 const INSTANT = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2}))?$/;
 
-function invalidInstant(field: string, reason: string): AppError {
-  return new AppError('INVALID_REQUEST', `Invalid request: ${field}: ${reason}`, {
-    field,
-    reason,
-    errors: [`${field}: ${reason}`],
-  });
-}
-
 /**
  * ISO 8601 date-time; a date alone means its UTC midnight (CONTRACT §9). Strict: the date and time
  * written must exist (2026-02-30, 2026-13-01, T24:00 are refused, not rolled over).
  */
 export function parseInstant(field: string, v: string | undefined): Date | undefined {
   if (v === undefined || v === '') return undefined;
-  if (!INSTANT.test(v)) throw invalidInstant(field, 'Must be an ISO 8601 date or date-time');
+  if (!INSTANT.test(v)) throw fieldError(field, 'Must be an ISO 8601 date or date-time');
   // The engine's reader refuses what does not exist (2026-02-30 is not rolled over to 2 March).
   const d = parseIsoInstant(v);
-  if (d === undefined) throw invalidInstant(field, 'Must be an existing calendar date and time of day');
+  if (d === undefined) throw fieldError(field, 'Must be an existing calendar date and time of day');
   return d;
 }
 
@@ -193,12 +185,7 @@ export function csvLine(r: AuditRow): string {
 export function auditFilterOf(clientId: string, q: AuditQuery): AuditFilter {
   const from = parseInstant('from', q.from);
   const to = parseInstant('to', q.to);
-  if (from && to && from > to)
-    throw new AppError('INVALID_REQUEST', 'Invalid request: from: Must not be after to', {
-      field: 'from',
-      reason: 'Must not be after to',
-      errors: ['from: Must not be after to'],
-    });
+  if (from && to && from > to) throw fieldError('from', 'Must not be after to');
   return {
     client_id: clientId,
     from,

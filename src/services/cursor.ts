@@ -1,5 +1,5 @@
 import { parseIsoInstant } from '../domain/rules/facts.ts';
-import { AppError } from '../errors.ts';
+import { fieldError } from '../errors.ts';
 import { isStorable } from '../storage/storable.ts';
 
 // The cursors of every list (CONTRACT §9): the last item's sort position as base64url JSON, opaque
@@ -19,11 +19,7 @@ export function readCursor<T>(s: string, valid: (c: T) => boolean): T {
   } catch {
     /* reported below */
   }
-  throw new AppError('INVALID_REQUEST', 'Invalid request: cursor: Not a cursor from this API', {
-    field: 'cursor',
-    reason: 'Not a cursor from this API',
-    errors: ['cursor: Not a cursor from this API'],
-  });
+  throw fieldError('cursor', 'Not a cursor from this API');
 }
 
 /**

@@ -5,7 +5,7 @@ import { evaluateEvent, UnknownRuleError } from '../domain/rules/engine.ts';
 import type { ClientRuleSettings } from '../domain/rules/settings.ts';
 import type { EvaluationSummary, TriggerType } from '../domain/rules/types.ts';
 import { isChain, validateAddress } from '../domain/screening/index.ts';
-import { AppError } from '../errors.ts';
+import { AppError, fieldError } from '../errors.ts';
 import type { AuditWriter } from '../storage/audit-writer.ts';
 import type { EvaluationRecord, EvaluationsRepo } from '../storage/evaluations.repo.ts';
 import type { Principal } from './keys.service.ts';
@@ -134,11 +134,7 @@ function checkWalletAddress(req: EvaluationRequest): void {
   if (req.trigger_type !== 'wallet_screen' || typeof address !== 'string' || !isChain(blockchain)) return;
   const valid = validateAddress(blockchain, address);
   if (valid.ok) return;
-  throw new AppError('INVALID_REQUEST', `Invalid request: data.wallet_address: ${valid.reason}`, {
-    field: 'data.wallet_address',
-    reason: valid.reason,
-    errors: [`data.wallet_address: ${valid.reason}`],
-  });
+  throw fieldError('data.wallet_address', valid.reason);
 }
 
 /** The engine's refusal of a manual selection is the caller's error (400), not ours. */
@@ -148,11 +144,7 @@ function evaluateOrReject(input: Parameters<typeof evaluateEvent>[0]) {
   } catch (e) {
     if (!(e instanceof UnknownRuleError)) throw e;
     const reason = e.unknownIds.length ? `Unknown rule ids: ${e.unknownIds.join(', ')}` : e.message;
-    throw new AppError('INVALID_REQUEST', `Invalid request: data.rule_ids: ${reason}`, {
-      field: 'data.rule_ids',
-      reason,
-      errors: [`data.rule_ids: ${reason}`],
-    });
+    throw fieldError('data.rule_ids', reason);
   }
 }
 

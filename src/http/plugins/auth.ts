@@ -56,10 +56,16 @@ export function registerAuth(
     if (!principal) throw new AppError('UNAUTHORIZED', 'Missing, invalid, expired or revoked API key');
     req.principal = principal;
   });
-  app.addHook('preParsing', async (req) => {
-    if ((req.routeOptions.config?.auth ?? 'none') !== 'admin') return;
+  // Only the admin routes carry the role check (added as each route is declared), so the other
+  // routes' requests do not pass through one more hook.
+  const adminOnly = async (req: FastifyRequest) => {
     if (principalOf(req).role !== 'admin')
       throw new AppError('FORBIDDEN', 'This endpoint needs an admin key');
+  };
+  app.addHook('onRoute', (route) => {
+    if ((route.config as { auth?: string } | undefined)?.auth !== 'admin') return;
+    const own = route.preParsing;
+    route.preParsing = own === undefined ? [adminOnly] : [adminOnly, ...(Array.isArray(own) ? own : [own])];
   });
 }
 

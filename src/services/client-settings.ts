@@ -13,6 +13,8 @@ export interface ClientSettingsParts {
 }
 
 export const DEFAULT_RETENTION_YEARS = 5;
+/** The legal minimum (spec, "Retention": audit trail 5 years); the store's maintenance functions refuse less. */
+export const MIN_RETENTION_YEARS = 5;
 
 const LIMIT_KEYS = ['per_minute', 'burst_per_minute', 'per_day'] as const;
 
@@ -26,10 +28,12 @@ export function splitClientSettings(
     retention_years !== undefined &&
     (typeof retention_years !== 'number' ||
       !Number.isInteger(retention_years) ||
-      retention_years < 1 ||
+      retention_years < MIN_RETENTION_YEARS ||
       retention_years > 100)
   )
-    throw new Error('retention_years: must be an integer from 1 to 100');
+    throw new Error(
+      `retention_years: must be an integer from ${MIN_RETENTION_YEARS} to 100 (the audit trail is kept 5 years)`,
+    );
   const retentionYears = (retention_years as number | undefined) ?? DEFAULT_RETENTION_YEARS;
   const rateLimits: Required<Limits> = { ...defaults };
   if (rate_limits !== undefined) {

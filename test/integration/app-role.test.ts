@@ -43,23 +43,31 @@ describe('audit maintenance functions (both engines)', () => {
   });
   after(() => t.close());
 
-  it('refuse a retention cutoff or a partition younger than a year, and a partition with rows', async () => {
+  it('refuse a retention cutoff or a partition younger than 5 years, and a partition with rows', async () => {
     await t.deps.clients.create('acme', { actor: 't' });
-    await ensureMonthlyPartitions(t.deps.db, years(3), { monthsBack: 0, monthsAhead: 0 });
+    await ensureMonthlyPartitions(t.deps.db, years(7), { monthsBack: 0, monthsAhead: 0 });
+    await ensureMonthlyPartitions(t.deps.db, years(4.5), { monthsBack: 0, monthsAhead: 0 });
     await t.deps.auditWriter.write(governanceRecord('acme', new Date()));
-    await assert.rejects(
-      sql`SELECT mica_retention_delete('acme', now())`.execute(t.deps.db),
-      /shortest retention period/,
-    );
-    await assert.rejects(
-      sql`SELECT mica_retention_delete('acme', now() - interval '300 days')`.execute(t.deps.db),
-      /shortest retention period/,
-    );
-    const current = (await listPartitions(t.deps.db)).find((p) => p.to > new Date())!;
-    await assert.rejects(
-      sql`SELECT mica_drop_audit_partition(${current.name})`.execute(t.deps.db),
-      /shortest retention period/,
-    );
+    for (const cutoff of [
+      sql`now()`,
+      sql`now() - interval '300 days'`,
+      sql`now() - interval '4 years 11 months'`,
+    ])
+      await assert.rejects(
+        sql`SELECT mica_retention_delete('acme', ${cutoff})`.execute(t.deps.db),
+        /shortest retention period \(5 years\)/,
+      );
+    const partitions = await listPartitions(t.deps.db);
+    for (const young of [
+      partitions.find((p) => p.to > new Date())!,
+      partitions.find((p) => p.to > years(5))!,
+    ]) {
+      await assert.rejects(
+        sql`SELECT mica_drop_audit_partition(${young.name})`.execute(t.deps.db),
+        /shortest retention period/,
+        young.name,
+      );
+    }
     await assert.rejects(sql`SELECT mica_drop_audit_partition('clients')`.execute(t.deps.db), /not an/);
     const old = (await listPartitions(t.deps.db))[0]!;
     await t.deps.auditWriter.write(governanceRecord('acme', new Date(old.to.getTime() - 86_400_000)));
@@ -195,33 +203,33 @@ describe('the restricted application role (PostgreSQL)', { skip: !TEST_DATABASE_
     assert.equal(moved.statusCode, 200, moved.body);
     // Keys and settings are updated in place (not audit rows).
     await t.deps.keys.rotate(c.keyId, 'test');
-    await t.deps.clients.setSettings('acme', { retention_years: 2 }, 'test');
+    await t.deps.clients.setSettings('acme', { retention_years: 7 }, 'test');
     const v = await t.deps.auditChain.verify('acme');
     assert.equal(v.ok, true, JSON.stringify(v));
     assert.equal(v.rows_verified, 6);
   });
 
   it('runs the daily maintenance: partitions, retention that drops an old partition, checkpoints', async () => {
-    await t.deps.clients.create('short', { actor: 't', settings: { retention_years: 1 } });
+    await t.deps.clients.create('long', { actor: 't', settings: { retention_years: 7 } });
     await t.deps.clients.create('normal', { actor: 't' });
-    await ensureMonthlyPartitions(t.deps.db, years(6), { monthsBack: 0, monthsAhead: 0 });
-    for (const at of [years(6), years(2), new Date()]) {
-      await t.deps.auditWriter.write(governanceRecord('short', at));
+    await ensureMonthlyPartitions(t.deps.db, years(8), { monthsBack: 0, monthsAhead: 0 });
+    for (const at of [years(8), years(6), new Date()]) {
+      await t.deps.auditWriter.write(governanceRecord('long', at));
       await t.deps.auditWriter.write(governanceRecord('normal', at));
     }
-    const oldPartition = (await listPartitions(t.deps.db)).find((p) => p.to <= years(5.5))!;
+    const oldPartition = (await listPartitions(t.deps.db)).find((p) => p.to <= years(7.5))!;
     assert.ok(oldPartition);
     const report = (await t.deps.jobs.run('audit-maintenance')) as {
       retention: { removed: Array<{ client_id: string; rows: number }>; dropped_partitions: string[] };
       checkpoints: number;
     };
     assert.deepEqual(report.retention.removed.map((r) => [r.client_id, r.rows]).sort(), [
-      ['normal', 1],
-      ['short', 2],
+      ['long', 1],
+      ['normal', 2],
     ]);
     assert.ok(report.retention.dropped_partitions.includes(oldPartition.name));
     assert.ok(report.checkpoints >= 3);
-    for (const c of ['short', 'normal', 'acme']) {
+    for (const c of ['long', 'normal', 'acme']) {
       const v = await t.deps.auditChain.verify(c);
       assert.equal(v.ok, true, `${c}: ${JSON.stringify(v)}`);
     }

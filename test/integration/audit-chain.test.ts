@@ -156,26 +156,40 @@ describe('retention', () => {
   });
   after(() => t.close());
 
+  it('refuses a client retention shorter than the 5 years the audit trail is kept', async () => {
+    for (const years of [1, 4, 4.5, 101])
+      await assert.rejects(
+        t.deps.clients.create(`r-${String(years).replace('.', '-')}`, {
+          actor: 't',
+          settings: { retention_years: years },
+        }),
+        /retention_years: must be an integer from 5 to 100/,
+      );
+    await t.deps.clients.create('r-5', { actor: 't', settings: { retention_years: 5 } });
+    await assert.rejects(t.deps.clients.setSettings('r-5', { retention_years: 3 }, 't'), /retention_years/);
+    assert.equal(await t.deps.retentionYearsOf('r-5'), 5);
+  });
+
   it('removes rows past each client retention, drops old partitions, and the chains still verify', async () => {
-    await t.deps.clients.create('short', { actor: 't', settings: { retention_years: 1 } });
+    await t.deps.clients.create('long', { actor: 't', settings: { retention_years: 7 } });
     await t.deps.clients.create('normal', { actor: 't' });
     const now = new Date();
     const years = (n: number) => new Date(now.getTime() - n * 365.25 * 86_400_000);
-    await ensureMonthlyPartitions(t.deps.db, years(6), { monthsBack: 0, monthsAhead: 0 });
-    for (const at of [years(6), years(2), years(0.5), now]) {
-      await t.deps.auditWriter.write(governanceRecord('short', at));
+    await ensureMonthlyPartitions(t.deps.db, years(8), { monthsBack: 0, monthsAhead: 0 });
+    for (const at of [years(8), years(6), years(4.9), now]) {
+      await t.deps.auditWriter.write(governanceRecord('long', at));
       await t.deps.auditWriter.write(governanceRecord('normal', at));
     }
     const before = await listPartitions(t.deps.db);
-    const sixYearsAgo = before.find((p) => p.to <= years(5.5));
-    assert.ok(sixYearsAgo, 'an old partition holds the 6-year-old rows');
+    const eightYearsAgo = before.find((p) => p.to <= years(7.5));
+    assert.ok(eightYearsAgo, 'an old partition holds the 8-year-old rows');
 
     const result = await t.deps.auditChain.retention(t.deps.retentionYearsOf);
     assert.deepEqual(result.removed.map((r) => [r.client_id, r.rows]).sort(), [
-      ['normal', 1],
-      ['short', 2],
+      ['long', 1],
+      ['normal', 2],
     ]);
-    assert.ok(result.dropped_partitions.includes(sixYearsAgo.name));
+    assert.ok(result.dropped_partitions.includes(eightYearsAgo.name));
     const left = await sql<{ client_id: string; n: number }>`
       SELECT client_id, count(*)::int AS n FROM evaluations GROUP BY client_id ORDER BY client_id`.execute(
       t.deps.db,
@@ -183,11 +197,11 @@ describe('retention', () => {
     assert.deepEqual(
       left.rows.map((r) => [r.client_id, Number(r.n)]),
       [
-        ['normal', 3],
-        ['short', 2],
+        ['long', 3],
+        ['normal', 2],
       ],
     );
-    for (const c of ['short', 'normal']) {
+    for (const c of ['long', 'normal']) {
       const v = await t.deps.auditChain.verify(c);
       assert.equal(v.ok, true, JSON.stringify(v));
     }

@@ -10,6 +10,7 @@ import * as m008 from './008-officer-open-cases.ts';
 import * as m009 from './009-chain-head-check.ts';
 import * as m010 from './010-audit-column-statistics.ts';
 import * as m011 from './011-action-executions.ts';
+import * as m012 from './012-retention-floor.ts';
 
 /** Migrations are compiled in, so a fresh clone migrates without reading a folder at run time. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -23,6 +24,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '009-chain-head-check': m009,
   '010-audit-column-statistics': m010,
   '011-action-executions': m011,
+  '012-retention-floor': m012,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -1,0 +1,64 @@
+/**
+ * The two SECURITY DEFINER functions through which the application role removes audit rows past
+ * retention and drops emptied partitions (see 006-app-role.ts), with the youngest data they may
+ * touch: `floor`, a PostgreSQL interval (less a day of slack for clock differences). Shared by the
+ * migration that created them (1 year) and the one that raised the floor to the legal 5 years
+ * (012), so one text says what they do.
+ */
+export function retentionFunctions(verb: 'CREATE' | 'CREATE OR REPLACE', floor: string): string {
+  return `
+    -- Removes a client's rows older than p_cutoff, recording first where its chain resumes.
+    ${verb} FUNCTION mica_retention_delete(p_client text, p_cutoff timestamptz) RETURNS integer
+      LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp AS $fn$
+    DECLARE
+      last_seq bigint;
+      last_hash bytea;
+      n integer;
+    BEGIN
+      IF p_cutoff > now() - interval '${floor}' + interval '1 day' THEN
+        RAISE EXCEPTION 'retention cutoff % is within the shortest retention period (${floor})', p_cutoff
+          USING ERRCODE = 'insufficient_privilege';
+      END IF;
+      SELECT max(chain_seq) INTO last_seq FROM evaluations
+       WHERE client_id = p_client AND evaluated_at < p_cutoff;
+      IF last_seq IS NULL THEN RETURN 0; END IF;
+      SELECT row_hash INTO last_hash FROM evaluations WHERE client_id = p_client AND chain_seq = last_seq;
+      INSERT INTO audit_retention_marks (client_id, seq, hash, removed_before)
+      VALUES (p_client, last_seq, last_hash, p_cutoff);
+      PERFORM set_config('mica.maintenance', 'retention', true);
+      DELETE FROM evaluations WHERE client_id = p_client AND evaluated_at < p_cutoff;
+      GET DIAGNOSTICS n = ROW_COUNT;
+      PERFORM set_config('mica.maintenance', '', true);
+      RETURN n;
+    END
+    $fn$;
+
+    -- Detaches and drops a monthly partition that retention has emptied; true when dropped.
+    ${verb} FUNCTION mica_drop_audit_partition(p_name text) RETURNS boolean
+      LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp AS $fn$
+    DECLARE
+      upper_bound timestamptz;
+      has_rows boolean;
+    BEGIN
+      IF p_name !~ '^evaluations_p[0-9]{4}_[0-9]{2}$' OR NOT EXISTS (
+        SELECT 1 FROM pg_inherits WHERE inhparent = 'evaluations'::regclass AND inhrelid = to_regclass(p_name)
+      ) THEN
+        RAISE EXCEPTION 'not an evaluations partition: %', p_name USING ERRCODE = 'invalid_parameter_value';
+      END IF;
+      upper_bound := (to_date(substr(p_name, 14), 'YYYY_MM') + interval '1 month')::timestamp AT TIME ZONE 'UTC';
+      IF upper_bound > now() - interval '${floor}' + interval '1 day' THEN
+        RAISE EXCEPTION 'partition % is within the shortest retention period (${floor})', p_name
+          USING ERRCODE = 'insufficient_privilege';
+      END IF;
+      EXECUTE format('SELECT EXISTS (SELECT 1 FROM %I)', p_name) INTO has_rows;
+      IF has_rows THEN
+        RAISE EXCEPTION 'partition % still holds rows: retention removes them first', p_name
+          USING ERRCODE = 'object_not_in_prerequisite_state';
+      END IF;
+      EXECUTE format('ALTER TABLE evaluations DETACH PARTITION %I', p_name);
+      EXECUTE format('DROP TABLE %I', p_name);
+      RETURN true;
+    END
+    $fn$;
+  `;
+}

@@ -43,9 +43,16 @@ export function catalogueIndex(id: string): number {
 }
 
 /** The rules of a context, in catalogue order. */
-export function rulesForContext(context: RuleContext): RuleDefinition[] {
-  return ROWS.filter((r) => r.contexts.includes(context));
+export function rulesForContext(context: RuleContext): readonly RuleDefinition[] {
+  let rules = BY_CONTEXT.get(context);
+  if (rules === undefined) {
+    rules = Object.freeze(ROWS.filter((r) => r.contexts.includes(context)));
+    BY_CONTEXT.set(context, rules);
+  }
+  return rules;
 }
+/** The rules of each context, filtered once (every evaluation asks; the catalogue is fixed data). */
+const BY_CONTEXT = new Map<RuleContext, readonly RuleDefinition[]>();
 
 /** A catalogue row as listed by GET /api/mica/rules. */
 export interface CatalogueEntry {

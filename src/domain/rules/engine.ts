@@ -81,7 +81,7 @@ function manualRules(facts: Facts): RuleDefinition[] {
 }
 
 /** The rules an event is evaluated against, in catalogue order, before disabled rules are removed. */
-export function selectRules(triggerType: TriggerType, data: unknown): RuleDefinition[] {
+export function selectRules(triggerType: TriggerType, data: unknown): readonly RuleDefinition[] {
   if (!TRIGGER_TYPES.includes(triggerType))
     throw new TypeError(`unknown trigger type: ${String(triggerType)}`);
   if (triggerType === 'manual') return manualRules(readFacts(data));

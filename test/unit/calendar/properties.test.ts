@@ -1,7 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { addBusinessDays, isBusinessDay, localIsoDate } from '../../../src/domain/calendar/business-days.ts';
+import {
+  addBusinessDays,
+  addBusinessDaysUncached,
+  isBusinessDay,
+  localIsoDate,
+} from '../../../src/domain/calendar/business-days.ts';
 
 const ZONES = [
   'UTC',
@@ -33,5 +38,49 @@ describe('addBusinessDays properties', () => {
       }),
       { numRuns: 300 },
     );
+  });
+
+  it('gives what a fresh computation gives, for any millisecond of a second asked before (DST changes included)', () => {
+    // Starts near the zones' offset changes, where a remembered second must not leak into the next.
+    const nearChange = fc
+      .record({
+        base: fc.constantFrom(
+          Date.parse('2026-03-29T00:59:59Z'),
+          Date.parse('2026-10-25T00:59:59Z'),
+          Date.parse('2026-03-08T06:59:59Z'),
+          Date.parse('2026-11-01T05:59:59Z'),
+          Date.parse('2026-04-05T13:59:59Z'),
+        ),
+        offset: fc.integer({ min: -3000, max: 3000 }),
+      })
+      .map(({ base, offset }) => new Date(base + offset));
+    fc.assert(
+      fc.property(
+        fc.oneof(start, nearChange),
+        fc.integer({ min: 0, max: 999 }),
+        fc.integer({ min: 1, max: 10 }),
+        fc.constantFrom(...ZONES),
+        (s, ms, n, timeZone) => {
+          const opts = { timeZone, isHoliday: (d: string) => d.endsWith('-12-25') };
+          const second = Math.floor(s.getTime() / 1000) * 1000;
+          addBusinessDays(new Date(second + ms), n, opts); // remembered for this second
+          for (const t of [s, new Date(second), new Date(second + 999)])
+            assert.equal(
+              addBusinessDays(t, n, opts).getTime(),
+              addBusinessDaysUncached(t, n, opts).getTime(),
+              `${t.toISOString()} + ${n} in ${timeZone}`,
+            );
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  it('does not reuse an answer across holiday calendars', () => {
+    const at = new Date('2026-12-21T10:00:00Z');
+    const plain = addBusinessDays(at, 5, { timeZone: 'UTC', isHoliday: () => false });
+    const christmas = addBusinessDays(at, 5, { timeZone: 'UTC', isHoliday: (d) => d.endsWith('-12-25') });
+    assert.equal(plain.toISOString(), '2026-12-28T10:00:00.000Z');
+    assert.equal(christmas.toISOString(), '2026-12-29T10:00:00.000Z');
   });
 });

@@ -59,6 +59,26 @@ describe('nestingDepth', () => {
   });
 });
 
+describe('parseJsonBody depth limit', () => {
+  const deep = (n: number, open: string, close: string) => `${open.repeat(n)}${close.repeat(n)}`;
+  it('refuses nesting past 64 levels of arrays, objects or both, and takes 64', () => {
+    assert.throws(() => parseJsonBody(Buffer.from(deep(65, '[', ']'))), /nested deeper than 64/);
+    assert.throws(
+      () => parseJsonBody(Buffer.from(`${'{"a":'.repeat(65)}1${'}'.repeat(65)}`)),
+      /nested deeper/,
+    );
+    assert.throws(
+      () => parseJsonBody(Buffer.from(`${'[{"a":'.repeat(33)}1${'}]'.repeat(33)}`)),
+      /nested deeper/,
+    );
+    assert.deepEqual(parseJsonBody(Buffer.from(deep(64, '[', ']'))), JSON.parse(deep(64, '[', ']')));
+  });
+  it('takes many brackets that do not nest deep, and brackets inside strings', () => {
+    const wide = JSON.stringify({ a: Array.from({ length: 200 }, () => [{}]), s: '[[[[{{{{'.repeat(50) });
+    assert.deepEqual(parseJsonBody(Buffer.from(wide)), JSON.parse(wide));
+  });
+});
+
 describe('parseJsonBodyOffThread', () => {
   it('gives the value parseJsonBody gives', async () => {
     const text = JSON.stringify({ a: [1, -0, 1e300, 'é ✓ 😀', { b: null, c: true }], d: 'x'.repeat(10_000) });

@@ -28,7 +28,7 @@ export interface WebhookAck {
 
 /** A delivery refused before anything was read: 401, and a security log line by the caller. */
 export class SignatureRejected extends AppError {
-  constructor(readonly reason: VerifyFailure | 'no_registration') {
+  constructor(readonly reason: VerifyFailure | 'no_registration' | 'ambiguous_tenant') {
     super('UNAUTHORIZED', 'Invalid or missing webhook signature');
   }
 }
@@ -112,6 +112,11 @@ export function createWebhookIntakeService(deps: {
       now: now(),
     });
     if (!result.ok) throw new SignatureRejected(result.reason);
+    // Secrets verify deliveries to one client only (registration refuses a secret another client of
+    // the kind holds); should two clients still share one, the delivery is nobody's rather than
+    // filed under whichever registration came first. `?client=` tells them apart.
+    const tenants = new Set(result.secretIndexes.map((i) => owners[i]!));
+    if (tenants.size > 1) throw new SignatureRejected('ambiguous_tenant');
     return owners[result.secretIndex]!;
   }
 

@@ -86,13 +86,21 @@ export function createWebhookRegistrationsService(deps: {
       if (!(await deps.clientExists(clientId)))
         throw new AppError('NOT_FOUND', `client ${clientId} not found`);
       const box = await deps.secretBox();
+      // The tenant of a delivery is the registration whose secret verifies it (CONTRACT §6): a
+      // secret two clients of one kind share would file one client's alerts under the other's.
+      const fingerprint = box.fingerprint(secret);
+      const others = (await deps.repo.list({ kind })).filter((r) => r.client_id !== clientId);
+      if ((await deps.repo.secretsOf(others.map((r) => r.id))).some((s) => s.fingerprint === fingerprint))
+        throw new AppError(
+          'INVALID_REQUEST',
+          `this secret is already registered for another client's ${kind} webhooks; each client needs a secret of its own`,
+        );
       const reg = await deps.repo.upsert({
         id: `whr_${randomUUID().replaceAll('-', '').slice(0, 16)}`,
         client_id: clientId,
         kind,
         created_by: actor,
       });
-      const fingerprint = box.fingerprint(secret);
       const existing = await deps.repo.secretsOf([reg.id]);
       const known = existing.some((s) => s.fingerprint === fingerprint);
       if (!known && existing.length >= MAX_SECRETS_PER_REGISTRATION)

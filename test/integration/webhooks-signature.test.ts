@@ -70,6 +70,16 @@ describe('webhook signatures', () => {
     assert.equal(alert.client_id, 'globex');
   });
 
+  it("refuses to register a secret another client holds for the same kind (its deliveries would be that client's)", async () => {
+    await assert.rejects(register(t, 'txmon-a', 'globex', SECRET), /already registered for another client/);
+    await assert.rejects(register(t, 'txmon-a', 'acme', OTHER), /already registered for another client/);
+    // The same client may register it again (nothing added), and another kind may use it.
+    assert.equal(((await register(t, 'txmon-a', 'acme', SECRET)) as { added?: boolean }).added, false);
+    await register(t, 'screening', 'globex', SECRET);
+    const res = await send(['txmon-a', SECRET, vendorBody('txmon-a', { data: { severity: 'low' } })]);
+    assert.equal(res.statusCode, 200, res.body);
+  });
+
   it('refuses with 401 UNAUTHORIZED: wrong secret, missing or wrong header, tampered, truncated, empty', async () => {
     const body = vendorBody('txmon-a');
     const raw = JSON.stringify(body);

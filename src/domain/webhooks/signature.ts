@@ -5,7 +5,10 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 export type VerifyFailure = 'missing' | 'malformed' | 'mismatch' | 'timestamp_out_of_range';
-export type VerifyResult = { ok: true; secretIndex: number } | { ok: false; reason: VerifyFailure };
+/** `secretIndex` is the first secret that verifies, `secretIndexes` all of them (in order). */
+export type VerifyResult =
+  | { ok: true; secretIndex: number; secretIndexes: number[] }
+  | { ok: false; reason: VerifyFailure };
 
 export interface VerifyInput {
   rawBody: Uint8Array;
@@ -89,15 +92,17 @@ export function verifySignature(input: VerifyInput): VerifyResult {
   }
 
   const body = input.rawBody instanceof Uint8Array ? input.rawBody : new Uint8Array(0);
-  let matched = -1;
+  const matched: number[] = [];
   input.secrets.forEach((secret, i) => {
     // An empty secret is a key anyone can compute with: it never authenticates anything.
     if (typeof secret !== 'string' || secret === '') return;
     const key = encoder.encode(secret);
     const expected = prefix === null ? hmacSha256(key, body) : hmacSha256(key, prefix, body);
-    if (timingSafeEqual(expected, tag) && matched === -1) matched = i;
+    if (timingSafeEqual(expected, tag)) matched.push(i);
   });
-  return matched === -1 ? { ok: false, reason: 'mismatch' } : { ok: true, secretIndex: matched };
+  return matched.length === 0
+    ? { ok: false, reason: 'mismatch' }
+    : { ok: true, secretIndex: matched[0]!, secretIndexes: matched };
 }
 
 export { signatureHeaderFor, TIMESTAMP_HEADER } from './kinds.ts';

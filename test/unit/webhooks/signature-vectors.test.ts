@@ -56,6 +56,7 @@ describe('GitHub X-Hub-Signature-256 known answer', () => {
       assert.deepEqual(verifySignature({ rawBody, header, secrets: [gh.secret], now }), {
         ok: true,
         secretIndex: 0,
+        secretIndexes: [0],
       });
     }
   });
@@ -97,7 +98,7 @@ describe('RFC 4231 test cases 1-3', () => {
           secrets: [secret],
           now,
         });
-        assert.deepEqual(r, { ok: true, secretIndex: 0 });
+        assert.deepEqual(r, { ok: true, secretIndex: 0, secretIndexes: [0] });
       });
     }
   }

@@ -34,12 +34,12 @@ describe('signatureHeaderFor', () => {
 describe('verifySignature: header forms', () => {
   it('accepts the lower-case hex tag, with or without sha256=', () => {
     assert.match(sig, /^[0-9a-f]{64}$/);
-    assert.deepEqual(verify({}), { ok: true, secretIndex: 0 });
-    assert.deepEqual(verify({ header: `sha256=${sig}` }), { ok: true, secretIndex: 0 });
+    assert.deepEqual(verify({}), { ok: true, secretIndex: 0, secretIndexes: [0] });
+    assert.deepEqual(verify({ header: `sha256=${sig}` }), { ok: true, secretIndex: 0, secretIndexes: [0] });
   });
 
   it('accepts upper-case hex (same tag bytes) but not an upper-case prefix', () => {
-    assert.deepEqual(verify({ header: sig.toUpperCase() }), { ok: true, secretIndex: 0 });
+    assert.deepEqual(verify({ header: sig.toUpperCase() }), { ok: true, secretIndex: 0, secretIndexes: [0] });
     assert.deepEqual(verify({ header: `SHA256=${sig}` }), MALFORMED);
   });
 
@@ -87,16 +87,20 @@ describe('verifySignature: body and secrets', () => {
     assert.deepEqual(verify({ header: computeSignature('', body), secrets: [''] }), MISMATCH);
   });
 
-  it('tries every secret during rotation and reports the first that matches', () => {
-    assert.deepEqual(verify({ secrets: ['old', SECRET] }), { ok: true, secretIndex: 1 });
-    assert.deepEqual(verify({ secrets: [SECRET, 'new', SECRET] }), { ok: true, secretIndex: 0 });
-    assert.deepEqual(verify({ secrets: ['', SECRET] }), { ok: true, secretIndex: 1 });
+  it('tries every secret during rotation and reports the first that matches, and all that do', () => {
+    assert.deepEqual(verify({ secrets: ['old', SECRET] }), { ok: true, secretIndex: 1, secretIndexes: [1] });
+    assert.deepEqual(verify({ secrets: [SECRET, 'new', SECRET] }), {
+      ok: true,
+      secretIndex: 0,
+      secretIndexes: [0, 2],
+    });
+    assert.deepEqual(verify({ secrets: ['', SECRET] }), { ok: true, secretIndex: 1, secretIndexes: [1] });
   });
 
   it('the secret is keyed as UTF-8 bytes', () => {
     const secret = 'clé-🔑';
     const header = computeSignature(secret, body);
-    assert.deepEqual(verify({ header, secrets: [secret] }), { ok: true, secretIndex: 0 });
+    assert.deepEqual(verify({ header, secrets: [secret] }), { ok: true, secretIndex: 0, secretIndexes: [0] });
     assert.deepEqual(verify({ header, secrets: [secret.normalize('NFD')] }), MISMATCH);
   });
 
@@ -125,7 +129,11 @@ describe('verifySignature: timestamp', () => {
 
   it('signs <timestamp>.<body> and accepts exactly ±300 s', () => {
     for (const offset of [0, -300, 300, -1, 1]) {
-      assert.deepEqual(verify(signedAt(nowSeconds + offset)), { ok: true, secretIndex: 0 }, String(offset));
+      assert.deepEqual(
+        verify(signedAt(nowSeconds + offset)),
+        { ok: true, secretIndex: 0, secretIndexes: [0] },
+        String(offset),
+      );
     }
   });
 

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { computeSignature } from '../../../src/domain/webhooks/signature.ts';
-import type { WebhookCandidate } from '../../../src/services/webhook-registrations.service.ts';
 import {
   createWebhookIntakeService,
   SignatureRejected,
 } from '../../../src/services/webhook-intake.service.ts';
+import type { WebhookCandidate } from '../../../src/services/webhook-registrations.service.ts';
 
 /** The intake's tenant resolution alone (the rest of its dependencies are never reached). */
 function intakeWith(candidates: WebhookCandidate[]) {

@@ -28,6 +28,7 @@ export const AUDIT_COLUMNS = [
   'evaluator_id',
   'customer_id',
   'rule_set_version',
+  'high_risk_list_date',
 ] as const;
 
 export interface AuditQuery {
@@ -108,7 +109,7 @@ export function csvLinesOf(
   if (!Array.isArray(results)) return '';
   const head = `${csvCell(e.client_id)},${csvCell(e.evaluation_id)},`;
   const mid = `,${csvCell(e.trigger_type)},${csvCell(e.trigger_entity_type)},${csvCell(e.trigger_entity_id)},${csvCell(e.evaluated_at)},${csvCell(e.transaction_blocked)},${csvCell(e.alert_generated)},`;
-  const tail = `,${csvCell(e.evaluator_id)},${csvCell(e.customer_id)},${csvCell(e.rule_set_version)}\r\n`;
+  const tail = `,${csvCell(e.evaluator_id)},${csvCell(e.customer_id)},${csvCell(e.rule_set_version)},${csvCell(e.high_risk_list_date)}\r\n`;
   let out = '';
   for (const value of results) {
     const r = (value ?? {}) as Record<string, unknown>;
@@ -167,6 +168,7 @@ export function rowsOf(e: ExportEvaluation, ruleId?: string): AuditRow[] {
       evaluator_id: e.evaluator_id,
       customer_id: e.customer_id,
       rule_set_version: e.rule_set_version,
+      high_risk_list_date: e.high_risk_list_date,
       rule_position: i + 1,
     });
   });

@@ -41,6 +41,8 @@ export interface AuditRow {
   evaluator_id: string;
   customer_id: string | null;
   rule_set_version: string;
+  /** The date of the high-risk country list applied (MICA-CDD-006), when that rule ran. */
+  high_risk_list_date: string | null;
   rule_position: number;
 }
 
@@ -92,19 +94,20 @@ const ROW_COLUMNS = sql`
     AS conditions_evaluated,
   r.value->'conditions_met' AS conditions_met, r.value->'actions_to_execute' AS actions_executed,
   r.value->>'severity' AS severity, e.evaluator_id, e.customer_id, e.rule_set_version,
-  r.ordinality::int AS rule_position`;
+  e.high_risk_list_date, r.ordinality::int AS rule_position`;
 
 /** The columns of `evaluations` the rows need (never the request text). */
 const EVALUATION_COLUMNS = sql`
   e.evaluation_id, e.client_id, e.trigger_type, e.trigger_entity_type, e.trigger_entity_id, e.evaluated_at,
-  e.transaction_blocked, e.alert_generated, e.evaluator_id, e.customer_id, e.rule_set_version, e.response`;
+  e.transaction_blocked, e.alert_generated, e.evaluator_id, e.customer_id, e.rule_set_version,
+  e.high_risk_list_date, e.response`;
 
 /** The columns of an exported evaluation (ExportEvaluation), plus its time to sort by. */
 const EXPORT_COLUMNS = sql`
   e.client_id, e.evaluation_id::text AS evaluation_id, e.trigger_type, e.trigger_entity_type,
   e.trigger_entity_id, to_char(e.evaluated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS evaluated_at,
   e.evaluated_at::text AS cursor_at, e.evaluated_at AS sort_at, e.transaction_blocked, e.alert_generated,
-  e.evaluator_id, e.customer_id, e.rule_set_version, e.response::text AS response`;
+  e.evaluator_id, e.customer_id, e.rule_set_version, e.high_risk_list_date, e.response::text AS response`;
 
 /** An evaluation as an export reads it: the audit columns and the response (JSON text). */
 export interface ExportEvaluation {
@@ -121,6 +124,7 @@ export interface ExportEvaluation {
   evaluator_id: string;
   customer_id: string | null;
   rule_set_version: string;
+  high_risk_list_date: string | null;
   response: string;
 }
 

@@ -83,14 +83,28 @@ describe('GET /api/mica/audit/evaluations', () => {
     const lines = csv.body.trim().split('\r\n');
     assert.equal(
       lines[0],
-      'client_id,evaluation_id,rule_id,result,trigger_type,trigger_entity_type,trigger_entity_id,evaluated_at,transaction_blocked,alert_generated,conditions_evaluated,conditions_met,actions_executed,severity,evaluator_id,customer_id,rule_set_version',
+      'client_id,evaluation_id,rule_id,result,trigger_type,trigger_entity_type,trigger_entity_id,evaluated_at,transaction_blocked,alert_generated,conditions_evaluated,conditions_met,actions_executed,severity,evaluator_id,customer_id,rule_set_version,high_risk_list_date',
     );
     assert.equal(lines.length, 1 + 6 * 8);
     const json = await get('?format=json&customer_id=even');
     const rows = json.json();
     assert.ok(Array.isArray(rows));
     assert.equal(rows.length, 48);
-    assert.deepEqual(Object.keys(rows[0]).length, 17);
+    assert.deepEqual(Object.keys(rows[0]).length, 18);
+    // Which high-risk country list the evaluation applied (MICA-CDD-006), as stored with it.
+    const stored = await t.deps.db
+      .selectFrom('evaluations')
+      .select(['evaluation_id', 'high_risk_list_date'])
+      .where('evaluation_id', '=', rows[0].evaluation_id)
+      .executeTakeFirstOrThrow();
+    assert.match(String(stored.high_risk_list_date), /^\d{4}-\d{2}-\d{2}$/);
+    assert.ok(
+      rows.every(
+        (r: { evaluation_id: string; high_risk_list_date: string | null }) =>
+          r.evaluation_id !== stored.evaluation_id || r.high_risk_list_date === stored.high_risk_list_date,
+      ),
+    );
+    assert.ok(lines.slice(1).every((l) => l.endsWith(`,${stored.high_risk_list_date}`)));
   });
 
   it('bad filters are a nested 400', async () => {

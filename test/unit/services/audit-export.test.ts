@@ -20,6 +20,7 @@ function evaluation(overrides: Partial<ExportEvaluation>, results: unknown[]): E
     evaluator_id: 'key:1',
     customer_id: 'cust-1',
     rule_set_version: '2026.1',
+    high_risk_list_date: '2025-10-24',
     response: JSON.stringify({ evaluation_id: 'x', results }),
     ...overrides,
   };
@@ -58,7 +59,7 @@ const cases: ExportEvaluation[] = [
     RESULTS,
   ),
   evaluation({ trigger_entity_id: 'line\r\nbreak "quoted"' }, []),
-  evaluation({ rule_set_version: '@v' }, [{}]),
+  evaluation({ rule_set_version: '@v', high_risk_list_date: null }, [{}]),
 ];
 
 test('csvLinesOf writes exactly the lines of rowsOf written by csvLine', () => {

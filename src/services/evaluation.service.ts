@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type Actor, evaluatorIdOf } from '../domain/actor.ts';
 import { alertDueAt, caseDueAt } from '../domain/cases/due-dates.ts';
-import { evaluateEvent, UnknownRuleError } from '../domain/rules/engine.ts';
+import { evaluateEvent, priorSumMatters, UnknownRuleError } from '../domain/rules/engine.ts';
 import type { ClientRuleSettings } from '../domain/rules/settings.ts';
 import type { EvaluationSummary, TriggerType } from '../domain/rules/types.ts';
 import { isChain, validateAddress } from '../domain/screening/index.ts';
@@ -186,7 +186,7 @@ export function createEvaluationService(deps: {
       const transactionId = req.trigger_entity_id ?? evaluationId;
 
       let prior: number | undefined;
-      if (countsInWindow) {
+      if (countsInWindow && priorSumMatters(amount, ctx.settings)) {
         const since = new Date(at.getTime() - ctx.settings.thresholds.cumulative_window_days * 86_400_000);
         prior = await deps.window.priorSum(req.client_id, customerId, since, transactionId);
       }

@@ -5,6 +5,7 @@ import type { Facts } from './facts.ts';
 import { parseIsoInstant, roundMoney } from './facts.ts';
 import type { RuleDefinition, RuleEvalContext } from './rule-definition.ts';
 import { evidence, flag } from './rule-definition.ts';
+import type { ClientRuleSettings } from './settings.ts';
 
 // An STR is overdue once now is past detection + N business days in the client's calendar.
 function strOverdue(f: Facts, { settings, env }: RuleEvalContext): boolean {
@@ -21,6 +22,17 @@ function strOverdue(f: Facts, { settings, env }: RuleEvalContext): boolean {
 }
 
 /** MICA-CDD-001 … MICA-RPT-004. */
+/**
+ * Whether the customer's prior sum can change MICA-CDD-002's result for this amount: not when the
+ * rule is disabled, and not when the amount alone reaches the threshold (the rolling sum rounds
+ * monotonically and prior transactions are never negative, so both conditions hold whatever came
+ * before). The service then skips reading the window, a database round trip on PostgreSQL.
+ */
+export function priorSumMatters(amount: number | undefined, settings: ClientRuleSettings): boolean {
+  if (amount === undefined || settings.disabled_rules.includes('MICA-CDD-002')) return false;
+  return roundMoney(amount) < settings.thresholds.cdd_amount_eur;
+}
+
 export const CDD_REPORTING_RULES: RuleDefinition[] = [
   {
     id: 'MICA-CDD-001',

@@ -13,6 +13,7 @@ import type { EvaluationSummary, RuleEnv, RuleResult, TriggerType } from './type
 import { TRIGGER_TYPES } from './types.ts';
 
 export { listCatalogue } from './catalogue.ts';
+export { priorSumMatters } from './catalogue-cdd-reporting.ts';
 
 /** A manual evaluation named rules the catalogue does not hold (HTTP 400). */
 export class UnknownRuleError extends Error {

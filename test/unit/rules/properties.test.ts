@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { catalogueIndex, findRule, RULE_IDS, rulesForContext } from '../../../src/domain/rules/catalogue.ts';
 import type { EvaluationOutcome } from '../../../src/domain/rules/engine.ts';
-import { evaluateEvent, UnknownRuleError } from '../../../src/domain/rules/engine.ts';
+import { evaluateEvent, priorSumMatters, UnknownRuleError } from '../../../src/domain/rules/engine.ts';
 import type { ClientRuleSettings } from '../../../src/domain/rules/settings.ts';
 import {
   DEFAULT_RULE_SETTINGS,
@@ -220,5 +220,47 @@ describe('resolveRuleSettings properties', () => {
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+describe('priorSumMatters', () => {
+  it('when it says the prior sum cannot matter, no prior sum changes the outcome', () => {
+    const settingsArb = fc.constantFrom(
+      ...SETTINGS,
+      resolveRuleSettings({ disabled_rules: ['MICA-CDD-002'] }),
+      resolveRuleSettings({ thresholds: { cdd_amount_eur: 1000.004 } }),
+      resolveRuleSettings({ thresholds: { cdd_amount_eur: 0.005 } }),
+    );
+    const amount = fc.oneof(
+      fc.double({ min: 0, max: 1e7, noNaN: true }),
+      fc.constantFrom(0, 0.004, 0.005, 999.99, 999.995, 1000, 1000.004, 1000.005, 1000.01),
+    );
+    const prior = fc.oneof(
+      fc.double({ min: 0, max: 1e7, noNaN: true }),
+      fc.constantFrom(0, 0.001, 0.01, 1000),
+    );
+    fc.assert(
+      fc.property(settingsArb, amount, prior, fc.boolean(), (settings, amount_eur, p, full) => {
+        const data = { customer_id: 'c', amount_eur, full_cdd_complete: full, customer_verified: true };
+        if (priorSumMatters(amount_eur, settings)) return;
+        const at = new Date('2026-11-26T10:00:00Z');
+        const run = (priorCumulativeAmountEur: number | undefined) =>
+          evaluateEvent({
+            triggerType: 'transaction',
+            data,
+            settings,
+            env: { now: at, priorCumulativeAmountEur },
+          });
+        assert.deepEqual(run(p), run(undefined));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('asks for the sum below the threshold, when CDD-002 runs', () => {
+    assert.equal(priorSumMatters(999.99, DEFAULT_RULE_SETTINGS), true);
+    assert.equal(priorSumMatters(1000, DEFAULT_RULE_SETTINGS), false);
+    assert.equal(priorSumMatters(undefined, DEFAULT_RULE_SETTINGS), false);
+    assert.equal(priorSumMatters(5, resolveRuleSettings({ disabled_rules: ['MICA-CDD-002'] })), false);
   });
 });

@@ -11,6 +11,7 @@ import * as m009 from './009-chain-head-check.ts';
 import * as m010 from './010-audit-column-statistics.ts';
 import * as m011 from './011-action-executions.ts';
 import * as m012 from './012-retention-floor.ts';
+import * as m013 from './013-audit-text-compression.ts';
 
 /** Migrations are compiled in, so a fresh clone migrates without reading a folder at run time. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -25,6 +26,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '010-audit-column-statistics': m010,
   '011-action-executions': m011,
   '012-retention-floor': m012,
+  '013-audit-text-compression': m013,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

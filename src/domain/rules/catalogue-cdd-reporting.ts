@@ -24,13 +24,12 @@ function strOverdue(f: Facts, { settings, env }: RuleEvalContext): boolean {
 /** MICA-CDD-001 … MICA-RPT-004. */
 /**
  * Whether the customer's prior sum can change MICA-CDD-002's result for this amount: not when the
- * rule is disabled, and not when the amount alone reaches the threshold (the rolling sum rounds
- * monotonically and prior transactions are never negative, so both conditions hold whatever came
- * before). The service then skips reading the window, a database round trip on PostgreSQL.
+ * rule is disabled, and not when the amount alone reaches the threshold (both conditions then hold
+ * whatever came before). The service then skips reading the window, a database round trip on PostgreSQL.
  */
 export function priorSumMatters(amount: number | undefined, settings: ClientRuleSettings): boolean {
   if (amount === undefined || settings.disabled_rules.includes('MICA-CDD-002')) return false;
-  return roundMoney(amount) < settings.thresholds.cdd_amount_eur;
+  return amount < settings.thresholds.cdd_amount_eur;
 }
 
 export const CDD_REPORTING_RULES: RuleDefinition[] = [
@@ -62,8 +61,10 @@ export const CDD_REPORTING_RULES: RuleDefinition[] = [
       const prior = env.priorCumulativeAmountEur;
       const priorSum = typeof prior === 'number' && Number.isFinite(prior) ? prior : 0;
       const single = amount !== undefined && amount >= limit;
-      // Prior transactions alone never trigger: this rule judges this transaction.
-      const cumulative = amount !== undefined && roundMoney(priorSum + amount) >= limit;
+      // Prior transactions alone never trigger: this rule judges this transaction. Without prior
+      // transactions the sum is the amount itself, compared as given (no rounding to add).
+      const cumulative =
+        amount !== undefined && (single || (priorSum > 0 && roundMoney(priorSum + amount) >= limit));
       const full = f.bool('full_cdd_complete') ?? false;
       return {
         triggered: (single || cumulative) && !full,

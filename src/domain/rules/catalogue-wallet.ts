@@ -99,7 +99,8 @@ export const WALLET_TRAVEL_RULES: RuleDefinition[] = [
       const completeness = f.str('data_completeness');
       // Absent or an unknown value cannot trigger: only 'partial' / 'missing' say data is lacking.
       const incomplete = completeness !== undefined && INCOMPLETE_TRAVEL_DATA.has(completeness);
-      return { triggered: incomplete, conditions_met: { data_complete: completeness === 'complete' } };
+      // The value used: data counts as complete unless it is said to be lacking.
+      return { triggered: incomplete, conditions_met: { data_complete: !incomplete } };
     },
   },
 ];

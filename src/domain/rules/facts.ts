@@ -83,7 +83,13 @@ export function parseIsoInstant(s: string): Date | undefined {
   return Number.isFinite(t) && Math.abs(t) <= 8.64e15 ? new Date(t) : undefined;
 }
 
-/** Rounds to a micro-euro so that sums like 999.99 + 0.01 compare as the 1000 they are. */
+/**
+ * Rounds a sum of amounts to a nano-euro, so that sums like 999.99 + 0.01 (1000.0000000000001 or
+ * 999.9999999999999 in binary floating point, depending on the pair) compare as the 1000 they are.
+ * The binary error of such sums is some 1e-13 near the thresholds; a nano-euro is far above it,
+ * and far below any amount written in cents or even micro-euros (a micro-euro rounding made
+ * 0.0000001 + 999.9999994 reach 1000). Only sums are rounded: a single amount is compared as given.
+ */
 export function roundMoney(x: number): number {
-  return Math.round(x * 1e6) / 1e6;
+  return Math.round(x * 1e9) / 1e9;
 }

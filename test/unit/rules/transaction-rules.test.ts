@@ -115,6 +115,24 @@ describe('MICA-CDD-002 full CDD threshold', () => {
     );
   });
 
+  it('compares a single amount as given, and sums below the threshold by a fraction of a cent stay below', () => {
+    const alone = runRule('MICA-CDD-002', { amount_eur: 999.9999995 });
+    assert.equal(alone.triggered, false);
+    assert.deepEqual(alone.conditions_met, {
+      amount_eur_gte_1000: false,
+      cumulative_amount_eur_gte_1000: false,
+      full_cdd_complete: false,
+    });
+    assert.equal(
+      triggers('MICA-CDD-002', { amount_eur: 999.9999994 }, { env: { priorCumulativeAmountEur: 0.0000001 } }),
+      false,
+    );
+    assert.equal(
+      triggers('MICA-CDD-002', { amount_eur: 999.9999995 }, { env: { priorCumulativeAmountEur: 0.0000005 } }),
+      true,
+    );
+  });
+
   it('never triggers on the prior sum alone, nor with full CDD', () => {
     assert.equal(triggers('MICA-CDD-002', {}, { env: { priorCumulativeAmountEur: 5000 } }), false);
     assert.equal(

@@ -132,8 +132,13 @@ describe('MICA-TR-001 travel rule data completeness', () => {
     assert.deepEqual(r.conditions_met, { data_complete: true });
   });
 
-  it('cannot trigger on an absent, unknown or wrong-typed value', () => {
+  it('cannot trigger on an absent, unknown or wrong-typed value, and records the data as complete then', () => {
     assert.equal(triggers('MICA-TR-001', {}), false);
+    // conditions_met records the value used (CONTRACT §2): not "incomplete" for a rule that passed.
+    assert.deepEqual(runRule('MICA-TR-001', {}).conditions_met, { data_complete: true });
+    assert.deepEqual(runRule('MICA-TR-001', { data_completeness: 'unknown' }).conditions_met, {
+      data_complete: true,
+    });
     assert.equal(triggers('MICA-TR-001', { data_completeness: 'PARTIAL' }), false);
     for (const v of NOT_STRING) assert.equal(triggers('MICA-TR-001', { data_completeness: v }), false);
   });

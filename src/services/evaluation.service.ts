@@ -8,6 +8,7 @@ import { isChain, validateAddress } from '../domain/screening/index.ts';
 import { AppError, fieldError } from '../errors.ts';
 import type { AuditWriter } from '../storage/audit-writer.ts';
 import type { EvaluationRecord, EvaluationsRepo } from '../storage/evaluations.repo.ts';
+import { createKeyedTurns } from './keyed-turns.ts';
 import type { Principal } from './keys.service.ts';
 import type { Limits } from './rate-limit.service.ts';
 import type { WindowStore } from './window-store.ts';
@@ -159,6 +160,7 @@ export function createEvaluationService(deps: {
   onEvaluated?: (results: EvaluationResponse['results']) => void;
 }) {
   const now = deps.now ?? (() => new Date());
+  const turns = createKeyedTurns();
 
   return {
     /**
@@ -174,7 +176,6 @@ export function createEvaluationService(deps: {
       if (!ctx)
         throw new AppError('CLIENT_NOT_FOUND', `Client ${req.client_id} not found`, { field: 'client_id' });
 
-      const at = now();
       const data = req.data;
       const amount = finiteAmount(data.amount_eur);
       const customerId = typeof data.customer_id === 'string' ? data.customer_id : undefined;
@@ -182,72 +183,85 @@ export function createEvaluationService(deps: {
       const customer = customerOf(req);
       const countsInWindow =
         req.trigger_type === 'transaction' && customerId !== undefined && amount !== undefined;
-      const evaluationId = randomUUID();
-      const transactionId = req.trigger_entity_id ?? evaluationId;
 
-      let prior: number | undefined;
-      if (countsInWindow && priorSumMatters(amount, ctx.settings)) {
-        const since = new Date(at.getTime() - ctx.settings.thresholds.cumulative_window_days * 86_400_000);
-        prior = await deps.window.priorSum(req.client_id, customerId, since, transactionId);
-      }
+      const decide = async () => {
+        const at = now();
+        const evaluationId = randomUUID();
+        const transactionId = req.trigger_entity_id ?? evaluationId;
 
-      const outcome = evaluateOrReject({
-        triggerType: req.trigger_type,
-        data,
-        settings: ctx.settings,
-        env: { now: at, priorCumulativeAmountEur: prior, isHoliday: ctx.isHoliday },
-      });
+        let prior: number | undefined;
+        if (countsInWindow && priorSumMatters(amount, ctx.settings)) {
+          const since = new Date(at.getTime() - ctx.settings.thresholds.cumulative_window_days * 86_400_000);
+          prior = await deps.window.priorSum(req.client_id, customerId, since, transactionId);
+        }
 
-      const response: EvaluationResponse = {
-        rules_evaluated: outcome.rules_evaluated,
-        rules_triggered: outcome.rules_triggered,
-        evaluation_id: evaluationId,
-        timestamp: at.toISOString(),
-        results: outcome.results,
-        highest_severity: outcome.highest_severity,
-        actions_required: outcome.actions_required,
-        should_block: outcome.should_block,
-        should_alert: outcome.should_alert,
-        should_create_case: outcome.should_create_case,
+        const outcome = evaluateOrReject({
+          triggerType: req.trigger_type,
+          data,
+          settings: ctx.settings,
+          env: { now: at, priorCumulativeAmountEur: prior, isHoliday: ctx.isHoliday },
+        });
+
+        const response: EvaluationResponse = {
+          rules_evaluated: outcome.rules_evaluated,
+          rules_triggered: outcome.rules_triggered,
+          evaluation_id: evaluationId,
+          timestamp: at.toISOString(),
+          results: outcome.results,
+          highest_severity: outcome.highest_severity,
+          actions_required: outcome.actions_required,
+          should_block: outcome.should_block,
+          should_alert: outcome.should_alert,
+          should_create_case: outcome.should_create_case,
+        };
+        const responseJson = JSON.stringify(response);
+
+        const record: EvaluationRecord = {
+          evaluation_id: evaluationId,
+          client_id: req.client_id,
+          trigger_type: req.trigger_type,
+          trigger_entity_type: entityTypeOf(req),
+          trigger_entity_id: req.trigger_entity_id ?? null,
+          customer_id: customer,
+          evaluated_at: response.timestamp,
+          rule_set_version: outcome.rule_set_version,
+          high_risk_list_date: outcome.high_risk_list_date,
+          evaluator_id: evaluatorIdOf(actor),
+          rules_evaluated: outcome.rules_evaluated,
+          rules_triggered: outcome.rules_triggered,
+          transaction_blocked: outcome.should_block,
+          alert_generated: outcome.should_alert,
+          case_created: outcome.should_create_case,
+          highest_severity: outcome.highest_severity,
+          rule_ids: outcome.results.map((r) => r.rule_id),
+          requestJson: JSON.stringify(req),
+          responseJson,
+          followUps: followUpsOf(req, response, ctx, actor, customer, links?.caseId),
+          customerTransaction: countsInWindow
+            ? {
+                transaction_id: transactionId,
+                customer_id: customerId,
+                amount_eur: amount,
+                blocked: outcome.should_block,
+              }
+            : undefined,
+        };
+        // The answer leaves only after its audit record is committed.
+        await deps.audit.write(record);
+        if (record.customerTransaction)
+          deps.window.committed({
+            ...record.customerTransaction,
+            client_id: req.client_id,
+            evaluated_at: at,
+          });
+        deps.onEvaluated?.(response.results);
+        return { response, responseJson };
       };
-      const responseJson = JSON.stringify(response);
-
-      const record: EvaluationRecord = {
-        evaluation_id: evaluationId,
-        client_id: req.client_id,
-        trigger_type: req.trigger_type,
-        trigger_entity_type: entityTypeOf(req),
-        trigger_entity_id: req.trigger_entity_id ?? null,
-        customer_id: customer,
-        evaluated_at: response.timestamp,
-        rule_set_version: outcome.rule_set_version,
-        high_risk_list_date: outcome.high_risk_list_date,
-        evaluator_id: evaluatorIdOf(actor),
-        rules_evaluated: outcome.rules_evaluated,
-        rules_triggered: outcome.rules_triggered,
-        transaction_blocked: outcome.should_block,
-        alert_generated: outcome.should_alert,
-        case_created: outcome.should_create_case,
-        highest_severity: outcome.highest_severity,
-        rule_ids: outcome.results.map((r) => r.rule_id),
-        requestJson: JSON.stringify(req),
-        responseJson,
-        followUps: followUpsOf(req, response, ctx, actor, customer, links?.caseId),
-        customerTransaction: countsInWindow
-          ? {
-              transaction_id: transactionId,
-              customer_id: customerId,
-              amount_eur: amount,
-              blocked: outcome.should_block,
-            }
-          : undefined,
-      };
-      // The answer leaves only after its audit record is committed.
-      await deps.audit.write(record);
-      if (record.customerTransaction)
-        deps.window.committed({ ...record.customerTransaction, client_id: req.client_id, evaluated_at: at });
-      deps.onEvaluated?.(response.results);
-      return { response, responseJson };
+      // A customer's transactions are decided one after another: each reads the rolling sum only
+      // once the one before is committed, so transfers sent in parallel cannot each see the sum
+      // without the others and together pass MICA-CDD-002 unnoticed (structuring).
+      if (countsInWindow) return turns.run(`${req.client_id}\u0000${customerId}`, decide);
+      return decide();
     },
 
     /** The stored evaluation as it was returned, within the caller's client. */

@@ -164,6 +164,30 @@ describe('POST /api/mica/evaluate', () => {
     assert.equal(cdd2(await tx('w-3', 300)).triggered, false);
   });
 
+  it('catches an amount split into transfers sent all at once (each sees the ones before it)', async () => {
+    const sent = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        evaluate({
+          client_id: 'acme',
+          trigger_type: 'transaction',
+          trigger_entity_id: `split-${i}`,
+          data: {
+            customer_id: 'c-split',
+            customer_verified: true,
+            amount_eur: 200,
+            full_cdd_complete: false,
+          },
+        }).then((r) => r.json()),
+      ),
+    );
+    const triggered = sent.filter(
+      (b: { results: Array<{ rule_id: string; triggered: boolean }> }) =>
+        b.results.find((r) => r.rule_id === 'MICA-CDD-002')!.triggered,
+    );
+    // 200, 400, 600 and 800 pass; every later one would reach 1,000 (the blocked ones do not count).
+    assert.equal(triggered.length, 6);
+  });
+
   it('evaluates every trigger type', async () => {
     const cases: Array<[string, Record<string, unknown>, number]> = [
       [

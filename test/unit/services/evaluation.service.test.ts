@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { resolveRuleSettings } from '../../../src/domain/rules/settings.ts';
 import { type ClientContext, createEvaluationService } from '../../../src/services/evaluation.service.ts';
 import { DEFAULT_API_LIMITS } from '../../../src/services/rate-limit.service.ts';
-import type { WindowTransaction } from '../../../src/services/window-store.ts';
+import { createMemoryWindowStore, type WindowTransaction } from '../../../src/services/window-store.ts';
 import type { EvaluationRecord } from '../../../src/storage/evaluations.repo.ts';
 
 /** The service over a window store that counts its reads and records what was committed. */
@@ -69,5 +70,45 @@ describe('evaluation service: the rolling window', () => {
     await s.evaluate(10, 'tx-1');
     assert.deepEqual(s.reads, []);
     assert.equal(s.committed.length, 1);
+  });
+});
+
+describe("evaluation service: one customer's transactions in parallel", () => {
+  it('decides them one after another, so splitting an amount into parallel transfers is still caught', async () => {
+    const ctx: ClientContext = { settings: resolveRuleSettings({}), rateLimits: { ...DEFAULT_API_LIMITS } };
+    let writing = 0;
+    let maxWriting = 0;
+    const service = createEvaluationService({
+      clientContext: async () => ctx,
+      evaluations: { responseOf: async () => undefined },
+      window: createMemoryWindowStore({ load: async () => [] }),
+      // A commit that takes a while, as a group commit does under load.
+      audit: {
+        write: async () => {
+          maxWriting = Math.max(maxWriting, ++writing);
+          await sleep(3);
+          writing--;
+        },
+      },
+    });
+    const send = (customer: string, i: number) =>
+      service.evaluate({ keyId: 'k', clientId: 'acme' } as never, {
+        client_id: 'acme',
+        trigger_type: 'transaction',
+        trigger_entity_id: `${customer}-tx-${i}`,
+        data: { customer_id: customer, amount_eur: 200, customer_verified: true, full_cdd_complete: false },
+      });
+    const [split, other] = await Promise.all([
+      Promise.all(Array.from({ length: 10 }, (_, i) => send('structurer', i))),
+      Promise.all(Array.from({ length: 3 }, (_, i) => send('someone-else', i))),
+    ]);
+    // 200, 400, 600, 800 pass; the fifth reaches 1,000 and is blocked (a blocked transfer does not
+    // count), and so is every later one: 800 + 200 again.
+    assert.deepEqual(
+      split.map((r) => cdd002(r).triggered),
+      [false, false, false, false, true, true, true, true, true, true],
+    );
+    assert.ok(other.every((r) => !cdd002(r).triggered));
+    assert.ok(maxWriting >= 2, 'other customers were not held back');
   });
 });

@@ -25,7 +25,7 @@ const BURST_WINDOW_S = 600;
 
 export interface LimitDecision {
   allowed: boolean;
-  /** The per-minute limit, as announced in X-RateLimit-Limit. */
+  /** The limit of the binding window, as announced in X-RateLimit-Limit: per minute, or per day once the day refuses. */
   limit: number;
   remaining: number;
   /** When the binding window resets (ms since epoch). */
@@ -36,29 +36,41 @@ export interface LimitDecision {
   scope?: 'minute' | 'day';
 }
 
+/** A window's count after a request: how many it has taken, and when the window ends. */
+interface Count {
+  consumed: number;
+  msBeforeNext: number;
+}
+
 /**
- * Fixed-window counters in Redis when configured (so instances share them), else in process.
- * If Redis fails, the decision is taken by an in-process limiter with the same limits instead of
- * failing the request; that fallback is reported through onFallback.
+ * The counters never refuse by themselves: a count is compared with the client's limit of the
+ * moment, so changing a client's limits keeps the requests already counted in the minute, the
+ * burst allowance and the day (counters kept per limit value started afresh at every change).
+ */
+const NO_LIMIT = Number.MAX_SAFE_INTEGER;
+
+/**
+ * Fixed-window counters in Redis when configured (so instances share them), else in process, one
+ * per window length. If Redis fails, the count is taken by an in-process counter of the same window
+ * instead of failing the request; that fallback is reported through onFallback.
  */
 export function createRateLimitService(deps: {
   redis?: Redis;
   onFallback?: (err: unknown) => void;
   prefix?: string;
 }) {
-  const limiters = new Map<string, { primary: RateLimiterAbstract; fallback: RateLimiterMemory }>();
+  const counters = new Map<number, { primary: RateLimiterAbstract; fallback: RateLimiterMemory }>();
   const prefix = deps.prefix ?? 'mica:rl';
 
-  function limiter(points: number, duration: number) {
-    const id = `${points}/${duration}`;
-    let l = limiters.get(id);
-    if (!l) {
-      const keyPrefix = `${prefix}:${id}`;
-      const fallback = new RateLimiterMemory({ points, duration, keyPrefix });
+  function counter(duration: number) {
+    let c = counters.get(duration);
+    if (!c) {
+      const keyPrefix = `${prefix}:${duration}s`;
+      const fallback = new RateLimiterMemory({ points: NO_LIMIT, duration, keyPrefix });
       const primary = deps.redis
         ? new RateLimiterRedis({
             storeClient: deps.redis,
-            points,
+            points: NO_LIMIT,
             duration,
             keyPrefix,
             useRedisPackage: false,
@@ -66,46 +78,44 @@ export function createRateLimitService(deps: {
             rejectIfRedisNotReady: true,
           })
         : fallback;
-      l = { primary, fallback };
-      limiters.set(id, l);
+      c = { primary, fallback };
+      counters.set(duration, c);
     }
-    return l;
+    return c;
   }
 
-  /** Consumes one point; a refusal comes back as a RateLimiterRes, a store failure falls back. */
-  async function consume(
-    points: number,
-    duration: number,
-    key: string,
-  ): Promise<{ ok: boolean; res: RateLimiterRes }> {
-    const l = limiter(points, duration);
+  const countOf = (res: RateLimiterRes): Count => ({
+    consumed: res.consumedPoints,
+    msBeforeNext: res.msBeforeNext,
+  });
+
+  /** Counts one request in a window; a store failure falls back to the in-process counter. */
+  async function take(duration: number, key: string): Promise<Count> {
+    const c = counter(duration);
     try {
-      return { ok: true, res: await l.primary.consume(key) };
+      return countOf(await c.primary.consume(key));
     } catch (e) {
-      if (e instanceof RateLimiterRes) return { ok: false, res: e };
+      if (c.primary === c.fallback) throw e;
       deps.onFallback?.(e);
-      try {
-        return { ok: true, res: await l.fallback.consume(key) };
-      } catch (e2) {
-        if (e2 instanceof RateLimiterRes) return { ok: false, res: e2 };
-        throw e2;
-      }
+      return countOf(await c.fallback.consume(key));
     }
   }
 
   /**
-   * Reads a window's state without consuming a point; null when the key has no record or when the
-   * store cannot tell (a failing store falls back like consume does; a failing fallback is unknown).
+   * Reads a window's count without adding to it; null when the key has no record or when the store
+   * cannot tell (a failing store falls back like take does; a failing fallback is unknown).
    */
-  async function peek(points: number, duration: number, key: string): Promise<RateLimiterRes | null> {
-    const l = limiter(points, duration);
+  async function peek(duration: number, key: string): Promise<Count | null> {
+    const c = counter(duration);
     try {
-      return await l.primary.get(key);
+      const res = await c.primary.get(key);
+      return res ? countOf(res) : null;
     } catch (e) {
-      if (l.primary === l.fallback) return null;
+      if (c.primary === c.fallback) return null;
       deps.onFallback?.(e);
       try {
-        return await l.fallback.get(key);
+        const res = await c.fallback.get(key);
+        return res ? countOf(res) : null;
       } catch {
         return null;
       }
@@ -116,16 +126,16 @@ export function createRateLimitService(deps: {
     /** Counts one request against every window of `limits` for `key`. */
     async check(key: string, limits: Limits): Promise<LimitDecision> {
       const now = Date.now();
-      const minute = await consume(limits.per_minute, 60, key);
-      let allowed = minute.ok;
-      let remaining = Math.max(0, minute.res.remainingPoints);
-      const resetAt = now + minute.res.msBeforeNext;
-      let retryMs = minute.res.msBeforeNext;
+      const minute = await take(60, key);
+      let allowed = minute.consumed <= limits.per_minute;
+      let remaining = Math.max(0, limits.per_minute - minute.consumed);
+      const resetAt = now + minute.msBeforeNext;
+      let retryMs = minute.msBeforeNext;
       let scope: LimitDecision['scope'] = allowed ? undefined : 'minute';
       const extra = (limits.burst_per_minute ?? limits.per_minute) - limits.per_minute;
       if (!allowed && extra > 0) {
-        const burst = await consume(extra, BURST_WINDOW_S, `${key}:burst`);
-        if (burst.ok) {
+        const burst = await take(BURST_WINDOW_S, `${key}:burst`);
+        if (burst.consumed <= extra) {
           // Served from the burst allowance: the announced minute window stays used up (remaining 0),
           // so the header only ever counts down within a window.
           allowed = true;
@@ -136,24 +146,24 @@ export function createRateLimitService(deps: {
       if (!allowed && limits.per_day) {
         // Refused by the minute: if the day is used up as well, a retry after the minute is still
         // refused, so the day is the binding window (refusals keep counting against the minute).
-        const day = await peek(limits.per_day, 86_400, `${key}:day`);
-        if (day && day.consumedPoints >= limits.per_day && day.msBeforeNext > 0) {
+        const day = await peek(86_400, `${key}:day`);
+        if (day && day.consumed >= limits.per_day && day.msBeforeNext > 0) {
           scope = 'day';
           retryMs = day.msBeforeNext;
         }
       }
       if (allowed && limits.per_day) {
-        const day = await consume(limits.per_day, 86_400, `${key}:day`);
-        remaining = Math.min(remaining, Math.max(0, day.res.remainingPoints));
-        if (!day.ok) {
+        const day = await take(86_400, `${key}:day`);
+        remaining = Math.min(remaining, Math.max(0, limits.per_day - day.consumed));
+        if (day.consumed > limits.per_day) {
           allowed = false;
           scope = 'day';
-          retryMs = day.res.msBeforeNext;
+          retryMs = day.msBeforeNext;
         }
       }
       return {
         allowed,
-        limit: limits.per_minute,
+        limit: scope === 'day' && limits.per_day ? limits.per_day : limits.per_minute,
         remaining: allowed ? remaining : 0,
         resetAt: scope === 'day' ? now + retryMs : resetAt,
         retryAfter: Math.max(1, Math.ceil(retryMs / 1000)),

@@ -94,11 +94,11 @@ describe('per-client rate limits', () => {
 
   it('once the daily limit is used up, every refusal reports the day, however many follow', async () => {
     const c = await clientWithKey(t, `daily-scope-${Date.now()}`, {
-      settings: { rate_limits: { per_minute: 2, burst_per_minute: 3, per_day: 2 } },
+      settings: { rate_limits: { per_minute: 3, burst_per_minute: 4, per_day: 2 } },
     });
     assert.equal((await evaluate(c.auth, c.clientId)).statusCode, 200);
     assert.equal((await evaluate(c.auth, c.clientId)).statusCode, 200);
-    // Far more than the minute limit plus its burst allowance (3 a minute).
+    // Far more than the minute limit plus its burst allowance (4 a minute).
     for (let i = 0; i < 8; i++) {
       const res = await evaluate(c.auth, c.clientId);
       assert.equal(res.statusCode, 429, `request ${i + 3}`);
@@ -111,7 +111,37 @@ describe('per-client rate limits', () => {
       assert.equal(res.headers['x-ratelimit-remaining'], '0');
       const reset = Number(res.headers['x-ratelimit-reset']);
       assert.ok(reset > Date.now() / 1000 + 60, `request ${i + 3}: reset ${reset}`);
+      // The limit named is the one refusing: the day's.
+      assert.equal(b.error.details.limit, 2, `request ${i + 3}`);
+      assert.equal(res.headers['x-ratelimit-limit'], '2');
     }
+  });
+
+  it('a change of limits keeps what the client has already used in the minute and the day', async () => {
+    const c = await clientWithKey(t, `changed-${Date.now()}`, {
+      settings: { rate_limits: { per_minute: 1000, per_day: 10 } },
+    });
+    for (let i = 0; i < 4; i++) assert.equal((await evaluate(c.auth, c.clientId)).statusCode, 200);
+    // Four used today: a day of 5 leaves one, a minute of 6 leaves two.
+    await t.deps.clients.setSettings(c.clientId, { rate_limits: { per_minute: 6, per_day: 5 } }, 'test');
+    const fifth = await evaluate(c.auth, c.clientId);
+    assert.equal(fifth.statusCode, 200);
+    assert.equal(fifth.headers['x-ratelimit-remaining'], '0');
+    const sixth = await evaluate(c.auth, c.clientId);
+    assert.equal(sixth.statusCode, 429);
+    assert.equal(sixth.json().error.message, 'Daily request limit exceeded');
+    // Raised again (no burst): the minute has 6 used, refusal included, so two more pass.
+    await t.deps.clients.setSettings(
+      c.clientId,
+      { rate_limits: { per_minute: 8, burst_per_minute: 8, per_day: 100 } },
+      'test',
+    );
+    assert.equal((await evaluate(c.auth, c.clientId)).statusCode, 200);
+    assert.equal((await evaluate(c.auth, c.clientId)).statusCode, 200);
+    const refused = await evaluate(c.auth, c.clientId);
+    assert.equal(refused.statusCode, 429);
+    assert.equal(refused.json().error.message, 'Rate limit exceeded');
+    assert.equal(refused.headers['x-ratelimit-limit'], '8', 'the minute refuses this one (9 > 8)');
   });
 
   it('limits are per client: one client exhausted does not slow another', async () => {

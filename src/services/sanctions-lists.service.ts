@@ -62,8 +62,8 @@ const EMPTY: HeldLists = {
 
 /**
  * Imports lists (atomically, audited) and holds their indexes in memory for screening. The stored
- * versions are polled at most every `refreshMs`, in the background of a request, so an import
- * made by another instance (or the CLI) is picked up without a query per request.
+ * versions are checked at most every `refreshMs`, by the first request after it, so an import made
+ * by another instance (or the CLI) is picked up within that time without a query per request.
  */
 export function createSanctionsListsService(deps: {
   repo: SanctionsListsRepo;
@@ -114,18 +114,20 @@ export function createSanctionsListsService(deps: {
 
   return {
     /**
-     * The held lists. The first call loads them. Under steady traffic the version check runs in
-     * the background of a request; after an idle spell (no check for two intervals) the request
-     * waits for that one small query, so no answer rests on lists older than about two intervals.
+     * The held lists. The first call loads them. Once `refreshMs` has passed since the last version
+     * check, the next request runs one (a small query) and waits for it, with any request arriving
+     * meanwhile, and for the reload when another instance or the CLI imported a list: no answer
+     * rests on lists older than `refreshMs`. (It used to run in the background and wait only after
+     * two idle intervals, so a wallet listed by an import could still be answered clean, from the
+     * old lists or a cached answer, for up to twice the interval.)
      */
     async current(): Promise<HeldLists> {
       if (!held) return reload();
-      const age = now() - checkedAt;
-      if (!checking && age >= deps.refreshMs) {
+      if (!checking && now() - checkedAt >= deps.refreshMs) {
         checkedAt = now();
         checking = refreshIfChanged();
       }
-      if (checking && age >= 2 * deps.refreshMs) await checking;
+      if (checking) await checking;
       return held;
     },
 

@@ -134,7 +134,7 @@ export function followUpCtes(
         FROM json_to_recordset(${JSON.stringify(alertRows)}::json) AS x(id uuid, client_id text,
              severity text, source text, event text, vendor_object_id text, customer_id text,
              transaction_id text, evaluation_id uuid, case_id uuid, rule_ids text[], due_at timestamptz,
-             created_at timestamptz, payload jsonb, headers jsonb, history jsonb)
+             created_at timestamptz, payload json, headers jsonb, history jsonb)
        WHERE ${live('x.id')}
     )`;
 }

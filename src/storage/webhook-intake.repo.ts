@@ -86,7 +86,7 @@ function intakeStatements(trx: Db) {
       await sql`
         UPDATE alerts
            SET severity = ${u.severity}, due_at = ${u.due_at}, updated_at = ${u.updated_at},
-               payload = ${JSON.stringify(u.payload)}::jsonb, headers = ${JSON.stringify(u.headers)}::jsonb,
+               payload = ${JSON.stringify(u.payload)}::json, headers = ${JSON.stringify(u.headers)}::jsonb,
                case_id = ${u.case_id}, history = history || ${JSON.stringify([u.history])}::jsonb
          WHERE id = ${id}`.execute(trx);
     },

@@ -51,6 +51,17 @@ describe('webhook intake', () => {
     assert.equal(a.case_id, ack.case_id);
     assert.deepEqual(a.payload, body);
     assert.ok((a.headers as Record<string, string>)['x-signature-256']);
+    // The vendor's body reads in its own key order, not the database's (CONTRACT §5: the raw body).
+    assert.deepEqual(Object.keys(a.payload as object), Object.keys(body));
+    assert.deepEqual(Object.keys((a.payload as { data: object }).data), Object.keys(body.data));
+    const { auth } = await clientWithKey(t, 'acme', {});
+    const viaApi = await t.app.inject({
+      method: 'GET',
+      url: `/api/alerts/${ack.platform_alert_id}`,
+      headers: auth,
+    });
+    assert.equal(viaApi.statusCode, 200, viaApi.body);
+    assert.equal(JSON.stringify(viaApi.json().payload), JSON.stringify(body));
     assert.equal(new Date(a.due_at).getTime() - new Date(a.created_at).getTime(), 24 * 3600_000);
     const c = await t.deps.db
       .selectFrom('cases')
@@ -214,6 +225,7 @@ describe('webhook intake', () => {
     const a = await alertOf(first.platform_alert_id);
     assert.equal(a.severity, 'critical');
     assert.deepEqual(a.payload, update);
+    assert.equal(JSON.stringify(a.payload), JSON.stringify(update), 'in the order it was sent');
     assert.equal(a.case_id, ack.case_id);
     assert.equal(new Date(a.due_at).getTime() - new Date(a.created_at).getTime(), 4 * 3600_000);
     const history = a.history as { note: string; from: string; to: string }[];

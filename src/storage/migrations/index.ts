@@ -12,6 +12,7 @@ import * as m010 from './010-audit-column-statistics.ts';
 import * as m011 from './011-action-executions.ts';
 import * as m012 from './012-retention-floor.ts';
 import * as m013 from './013-audit-text-compression.ts';
+import * as m014 from './014-alert-payload-order.ts';
 
 /** Migrations are compiled in, so a fresh clone migrates without reading a folder at run time. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -27,6 +28,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '011-action-executions': m011,
   '012-retention-floor': m012,
   '013-audit-text-compression': m013,
+  '014-alert-payload-order': m014,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

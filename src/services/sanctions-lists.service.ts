@@ -62,8 +62,8 @@ const EMPTY: HeldLists = {
 
 /**
  * Imports lists (atomically, audited) and holds their indexes in memory for screening. The stored
- * versions are checked at most every `refreshMs`, by the first request after it, so an import made
- * by another instance (or the CLI) is picked up within that time without a query per request.
+ * versions are checked about twice per `refreshMs` under traffic, so an import made by another
+ * instance (or the CLI) is picked up within that time without a query per request.
  */
 export function createSanctionsListsService(deps: {
   repo: SanctionsListsRepo;
@@ -75,7 +75,8 @@ export function createSanctionsListsService(deps: {
   const now = deps.now ?? Date.now;
   let held: HeldLists | undefined;
   let loading: Promise<HeldLists> | undefined;
-  let checkedAt = 0;
+  /** When the check that confirmed the held lists as current began (a load counts as one). */
+  let verifiedAt = 0;
   let checking: Promise<void> | undefined;
 
   async function load(): Promise<HeldLists> {
@@ -89,7 +90,7 @@ export function createSanctionsListsService(deps: {
       meta: snap.meta,
     };
     held = next;
-    checkedAt = startedAt;
+    verifiedAt = startedAt;
     return next;
   }
 
@@ -101,9 +102,11 @@ export function createSanctionsListsService(deps: {
   }
 
   async function refreshIfChanged(): Promise<void> {
+    const startedAt = now();
     try {
       const tag = await deps.repo.versionTag();
       if (tag !== held?.tag) await reload();
+      else verifiedAt = startedAt;
     } catch (err) {
       // The held lists keep serving; the next check tries again.
       deps.onError?.(err);
@@ -114,20 +117,19 @@ export function createSanctionsListsService(deps: {
 
   return {
     /**
-     * The held lists. The first call loads them. Once `refreshMs` has passed since the last version
-     * check, the next request runs one (a small query) and waits for it, with any request arriving
-     * meanwhile, and for the reload when another instance or the CLI imported a list: no answer
-     * rests on lists older than `refreshMs`. (It used to run in the background and wait only after
-     * two idle intervals, so a wallet listed by an import could still be answered clean, from the
-     * old lists or a cached answer, for up to twice the interval.)
+     * The held lists. The first call loads them. No answer rests on lists older than `refreshMs`:
+     * once half of it has passed since the lists were last confirmed current, a request starts a
+     * version check (a small query) in the background, so under traffic they stay confirmed without
+     * anyone waiting; a request that finds them unconfirmed for the whole interval (after an idle
+     * spell, or while a check is slow) waits for the check, and for the reload when another
+     * instance or the CLI imported a list. (Checks used to start only at the interval and be waited
+     * for only after two, so a wallet an import had just listed could still be answered clean.)
      */
     async current(): Promise<HeldLists> {
       if (!held) return reload();
-      if (!checking && now() - checkedAt >= deps.refreshMs) {
-        checkedAt = now();
-        checking = refreshIfChanged();
-      }
-      if (checking) await checking;
+      const age = now() - verifiedAt;
+      if (!checking && age >= deps.refreshMs / 2) checking = refreshIfChanged();
+      if (checking && age >= deps.refreshMs) await checking;
       return held;
     },
 

@@ -162,7 +162,6 @@ export const COMMANDS: Record<string, Command<TSchema>> = {
   }),
 };
 
-/** Validates a command's arguments and runs it. */
 /** An operator command's arguments against its schema; a 400 naming every problem otherwise. */
 export function checkArgs(schema: TSchema, args: unknown): void {
   if (Value.Check(schema, args)) return;
@@ -172,6 +171,7 @@ export function checkArgs(schema: TSchema, args: unknown): void {
   throw new AppError('INVALID_REQUEST', `invalid arguments: ${errors.join('; ')}`, { errors });
 }
 
+/** Validates a command's arguments and runs it. */
 export async function runCommand(
   deps: CommandDeps,
   name: string,

@@ -21,7 +21,6 @@ function strOverdue(f: Facts, { settings, env }: RuleEvalContext): boolean {
   return env.now.getTime() > deadline.getTime();
 }
 
-/** MICA-CDD-001 … MICA-RPT-004. */
 /**
  * Whether the customer's prior sum can change MICA-CDD-002's result for this amount: not when the
  * rule is disabled, and not when the amount alone reaches the threshold (both conditions then hold
@@ -32,6 +31,7 @@ export function priorSumMatters(amount: number | undefined, settings: ClientRule
   return amount < settings.thresholds.cdd_amount_eur;
 }
 
+/** MICA-CDD-001 … MICA-RPT-004. */
 export const CDD_REPORTING_RULES: RuleDefinition[] = [
   {
     id: 'MICA-CDD-001',

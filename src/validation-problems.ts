@@ -115,8 +115,19 @@ export function describeAjvErrors(errors: ErrorObject[], prefix = ''): FieldProb
     if (out.get(field) === '' || out.get(field)?.startsWith('must match'))
       out.set(field, `Must be one of: ${values.join(', ')}`);
   }
-  return [...out].map(([field, reason]) => {
+  const problems = [...out].map(([field, reason]) => {
     const allowed = allowedWhenMissing.get(field);
     return { field, reason: reason || 'Invalid value', ...(allowed ? { allowed } : {}) };
   });
+  // The first problem names "the first bad field" (CONTRACT §3). Ajv checks a schema's allOf (the
+  // context's `data` schema) before the request's own fields, so a missing client_id would come
+  // after a bad data.amount_eur; a field of the request is named before a field inside one.
+  return problems.sort((a, b) => depthOf(a.field) - depthOf(b.field));
+}
+
+/** How deep a field's path lies: `client_id` 0, `data.amount_eur` 1, `data.originator.name` 2. */
+function depthOf(field: string): number {
+  let depth = 0;
+  for (const ch of field) if (ch === '.' || ch === '[') depth++;
+  return depth;
 }

@@ -86,6 +86,26 @@ describe('evaluation errors (nested format, CONTRACT §3)', () => {
     assert.equal(b.error.details?.errors?.length, 4);
   });
 
+  it("the request's own fields are named before fields inside data", async () => {
+    // The context's data schema is checked first; the first bad field is still the request's.
+    let b = await expect400(
+      { trigger_type: 'transaction', data: { customer_verified: 'yes' } },
+      'client_id',
+      'Required',
+    );
+    assert.deepEqual(b.error.details?.errors, [
+      'client_id: Required',
+      'data.customer_verified: Expected boolean',
+    ]);
+    b = await expect400(
+      { client_id: 5, trigger_type: 'transaction', trigger_entity_type: 'x', data: { amount_eur: -1 } },
+      'client_id',
+      'Expected string',
+    );
+    assert.equal(b.error.details?.errors?.at(-1), 'data.amount_eur: Must be >= 0');
+    assert.equal(b.error.details?.errors?.length, 3);
+  });
+
   it('required fields of each context', async () => {
     const b = await expect400(
       { client_id: 'acme', trigger_type: 'travel_rule', data: { transfer_id: 't' } },
@@ -185,7 +205,15 @@ describe('evaluation errors (nested format, CONTRACT §3)', () => {
   });
 
   it('prototype-pollution keys are refused', async () => {
-    await expect400('{"client_id":"acme","trigger_type":"transaction","data":{"__proto__":{"x":1}}}', 'body');
+    // Valid JSON, refused for what it is rather than as malformed.
+    for (const body of [
+      '{"client_id":"acme","trigger_type":"transaction","data":{"__proto__":{"x":1}}}',
+      '{"client_id":"acme","trigger_type":"transaction","data":{"constructor":{"prototype":{"x":1}}}}',
+    ]) {
+      const b = await expect400(body, 'body', 'Forbidden key __proto__ or constructor.prototype');
+      assert.match(b.error.message, /forbidden key/);
+    }
+    await expect400('{"client_id":"acme",', 'body', 'Malformed JSON');
   });
 
   it('413 above 1 MiB', async () => {

@@ -56,6 +56,9 @@ function bracketsOver(text: string, limit: number): boolean {
   return false;
 }
 
+/** What secure-json-parse throws for a prototype-polluting key (its only non-syntax refusal). */
+const FORBIDDEN_KEY_MESSAGE = 'Object contains forbidden prototype property';
+
 /** Parses a body as JSON (undefined when empty); throws the 400 AppError of a deep or malformed one. */
 export function parseJsonBody(body: Buffer): unknown {
   if (body.length === 0) return undefined;
@@ -68,7 +71,18 @@ export function parseJsonBody(body: Buffer): unknown {
   let value: unknown;
   try {
     value = secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' });
-  } catch {
+  } catch (err) {
+    // Valid JSON, but a key that would reach an object's prototype when merged (`__proto__`, or
+    // `constructor` holding `prototype`): refused, and said so rather than "not valid JSON".
+    if ((err as Error).message === FORBIDDEN_KEY_MESSAGE)
+      throw new AppError(
+        'INVALID_REQUEST',
+        'Request body contains a forbidden key (__proto__ or constructor.prototype)',
+        {
+          field: 'body',
+          reason: 'Forbidden key __proto__ or constructor.prototype',
+        },
+      );
     throw new AppError('INVALID_REQUEST', 'Request body is not valid JSON', {
       field: 'body',
       reason: 'Malformed JSON',

@@ -51,6 +51,18 @@ function publicView(row: KeyRow) {
   };
 }
 
+/**
+ * Why a key cannot be rotated, or undefined when it can: a revoked or expired key is dead (rotating
+ * it would mint a live key from one that no longer authenticates), and a rotated key already has
+ * its successor (a second one would leave two live keys from one rotation).
+ */
+function rotationRefusal(key: KeyRow, at: Date): string | undefined {
+  if (key.revoked_at) return 'is revoked';
+  if (new Date(key.expires_at).getTime() <= at.getTime()) return 'has expired';
+  if (key.replaced_by) return `was already rotated (replaced by ${key.replaced_by})`;
+  return undefined;
+}
+
 /** Key lifecycle (create, revoke, rotate) and authentication; every lifecycle event is audited. */
 export function createKeysService(deps: {
   keys: KeysRepo;
@@ -124,28 +136,45 @@ export function createKeysService(deps: {
     async rotate(keyId: string, actor: string, graceHours = 24) {
       const old = await deps.keys.byId(keyId);
       if (!old) throw new AppError('NOT_FOUND', `key ${keyId} not found`);
-      if (old.revoked_at) throw new AppError('INVALID_REQUEST', `key ${keyId} is revoked`);
+      const at = now();
+      const refusal = rotationRefusal(old, at);
+      if (refusal) throw new AppError('INVALID_REQUEST', `key ${keyId} ${refusal}`);
       const { keyId: newId, key } = newKeyMaterial(old.environment);
-      const row = await deps.keys.insert({
-        key_id: newId,
-        client_id: old.client_id,
-        key_hash: hashKey(key),
-        environment: old.environment,
-        role: old.role,
-        officer: old.officer,
-        expires_at: new Date(now().getTime() + 90 * DAY_MS),
-      });
-      const graceUntil = new Date(now().getTime() + graceHours * 3_600_000);
-      await deps.keys.retire(keyId, graceUntil, newId);
+      const graceUntil = new Date(at.getTime() + graceHours * 3_600_000);
+      const rotated = await deps.keys.rotate(
+        keyId,
+        {
+          key_id: newId,
+          client_id: old.client_id,
+          key_hash: hashKey(key),
+          environment: old.environment,
+          role: old.role,
+          officer: old.officer,
+          expires_at: new Date(at.getTime() + 90 * DAY_MS),
+        },
+        graceUntil,
+        at,
+      );
+      // Changed between the read and the rotation (a concurrent rotate or revoke): say what it is now.
+      if (!rotated) {
+        const now_ = await deps.keys.byId(keyId);
+        throw new AppError(
+          'INVALID_REQUEST',
+          `key ${keyId} ${(now_ && rotationRefusal(now_, at)) ?? 'cannot be rotated'}`,
+        );
+      }
       cache.clear();
+      // The old key lives until the earlier of its own expiry and the grace period: what is printed
+      // and audited is that time, not the grace period's end.
+      const oldExpiresAt = rotated.old_expires_at.toISOString();
       await deps.audit.record({
         client_id: old.client_id,
         actor,
         action: 'key.rotated',
         subject: keyId,
-        detail: { replaced_by: newId, old_key_expires_at: graceUntil.toISOString() },
+        detail: { replaced_by: newId, old_key_expires_at: oldExpiresAt },
       });
-      return { ...publicView(row), key, rotated_from: keyId, old_key_expires_at: graceUntil.toISOString() };
+      return { ...publicView(rotated.row), key, rotated_from: keyId, old_key_expires_at: oldExpiresAt };
     },
 
     /** Resolves a bearer key for this environment; undefined for anything not currently valid. */

@@ -30,16 +30,39 @@ export function createKeysRepo(db: Db) {
         .executeTakeFirst();
       return res !== undefined;
     },
-    /** Shortens the old key's life to the grace period and links it to its successor. */
-    async retire(keyId: string, expiresAt: Date, replacedBy: string): Promise<void> {
-      await db
-        .updateTable('api_keys')
-        .set((eb) => ({
-          expires_at: eb.fn('least', [eb.ref('expires_at'), eb.val(expiresAt)]),
-          replaced_by: replacedBy,
-        }))
-        .where('key_id', '=', keyId)
-        .execute();
+    /**
+     * Rotation in one transaction: the old key, if it is still live and not yet rotated, gets its
+     * life shortened to `graceUntil` (never lengthened) and a link to its successor, which is
+     * inserted. Undefined when the old key cannot be rotated (revoked, expired, already rotated,
+     * or rotated by a concurrent call a moment ago): then nothing is written.
+     */
+    async rotate(
+      keyId: string,
+      successor: Omit<Insertable<ApiKeysTable>, 'revoked_at' | 'replaced_by'>,
+      graceUntil: Date,
+      now: Date,
+    ): Promise<{ old_expires_at: Date; row: KeyRow } | undefined> {
+      return db.transaction().execute(async (trx) => {
+        const old = await trx
+          .updateTable('api_keys')
+          .set((eb) => ({
+            expires_at: eb.fn('least', [eb.ref('expires_at'), eb.val(graceUntil)]),
+            replaced_by: successor.key_id,
+          }))
+          .where('key_id', '=', keyId)
+          .where('revoked_at', 'is', null)
+          .where('replaced_by', 'is', null)
+          .where('expires_at', '>', now)
+          .returning('expires_at')
+          .executeTakeFirst();
+        if (!old) return undefined;
+        const row = await trx
+          .insertInto('api_keys')
+          .values({ ...successor, revoked_at: null, replaced_by: null })
+          .returningAll()
+          .executeTakeFirstOrThrow();
+        return { old_expires_at: new Date(old.expires_at as unknown as string | Date), row };
+      });
     },
     async countForClient(clientId: string): Promise<number> {
       const row = await db

@@ -73,6 +73,63 @@ describe('authentication and tenancy', () => {
     assert.equal(row.replaced_by, rotated.key_id);
   });
 
+  it('rotation reports the old key’s real expiry, and refuses expired, revoked and rotated keys', async () => {
+    const expiryOf = async (keyId: string) =>
+      new Date(
+        (
+          await t.deps.db
+            .selectFrom('api_keys')
+            .select('expires_at')
+            .where('key_id', '=', keyId)
+            .executeTakeFirstOrThrow()
+        ).expires_at,
+      ).toISOString();
+    const keyCount = async () => (await t.deps.db.selectFrom('api_keys').select('key_id').execute()).length;
+
+    // A key with an hour left keeps its hour, and that is what the rotation reports.
+    const soon = await clientWithKey(t, 'acme');
+    await sql`UPDATE api_keys SET expires_at = now() + interval '1 hour' WHERE key_id = ${soon.keyId}`.execute(
+      t.deps.db,
+    );
+    const before = await expiryOf(soon.keyId);
+    const rotated = await t.deps.keys.rotate(soon.keyId, 'test');
+    assert.equal(rotated.old_key_expires_at, before);
+    assert.equal(await expiryOf(soon.keyId), before);
+
+    // Rotated once: a second rotation would leave two successors.
+    const count = await keyCount();
+    await assert.rejects(t.deps.keys.rotate(soon.keyId, 'test'), /already rotated \(replaced by key_/);
+    // Expired and revoked keys no longer authenticate; nothing is minted from them.
+    const expired = await clientWithKey(t, 'acme');
+    await sql`UPDATE api_keys SET expires_at = now() - interval '1 second' WHERE key_id = ${expired.keyId}`.execute(
+      t.deps.db,
+    );
+    await assert.rejects(t.deps.keys.rotate(expired.keyId, 'test'), /has expired/);
+    const revoked = await clientWithKey(t, 'acme');
+    await t.deps.keys.revoke(revoked.keyId, 'test');
+    await assert.rejects(t.deps.keys.rotate(revoked.keyId, 'test'), /is revoked/);
+    assert.equal(await keyCount(), count + 2, 'only the two keys made for the test were added');
+
+    // Two rotations of one key at once: one wins, the other is refused; one successor.
+    const raced = await clientWithKey(t, 'acme');
+    const beforeRace = await keyCount();
+    const outcomes = await Promise.allSettled([
+      t.deps.keys.rotate(raced.keyId, 'a'),
+      t.deps.keys.rotate(raced.keyId, 'b'),
+    ]);
+    assert.deepEqual(outcomes.map((o) => o.status).sort(), ['fulfilled', 'rejected']);
+    assert.equal(await keyCount(), beforeRace + 1);
+    const row = await t.deps.db
+      .selectFrom('api_keys')
+      .selectAll()
+      .where('key_id', '=', raced.keyId)
+      .executeTakeFirstOrThrow();
+    const winner = outcomes.find((o) => o.status === 'fulfilled') as PromiseFulfilledResult<{
+      key_id: string;
+    }>;
+    assert.equal(row.replaced_by, winner.value.key_id);
+  });
+
   it('stores keys only as SHA-256 digests and audits every lifecycle event', async () => {
     const k = await clientWithKey(t, 'acme');
     const rows = await t.deps.db.selectFrom('api_keys').selectAll().execute();

@@ -1,3 +1,4 @@
+import { MAX_CUMULATIVE_WINDOW_DAYS } from '../domain/rules/settings.ts';
 import type { WindowLookup } from '../storage/evaluations.repo.ts';
 import { createGroupCommit } from '../storage/group-commit.ts';
 
@@ -58,7 +59,7 @@ export function createDbWindowStore(deps: {
 }
 
 /** Longest window a client can configure, plus a day: older entries are dropped from memory. */
-export const KEEP_MS = 366 * 86_400_000;
+export const KEEP_MS = (MAX_CUMULATIVE_WINDOW_DAYS + 1) * 86_400_000;
 const DAY_MS = 86_400_000;
 
 /** A transaction as held in memory, with where it is filed: its customer and its UTC day. */

@@ -49,12 +49,19 @@ interface Bound {
   integer: boolean;
 }
 
+/**
+ * Longest rolling window for MICA-CDD-002, in days. The embedded store keeps a year of
+ * transactions in memory for the window sums (services/window-store.ts), so a longer setting would
+ * silently undercount there.
+ */
+export const MAX_CUMULATIVE_WINDOW_DAYS = 365;
+
 // Day counts are whole days; scores have the ranges the data fields use (0–100, 0–1).
 const THRESHOLD_BOUNDS: Readonly<Record<keyof RuleThresholds, Bound>> = {
   cdd_amount_eur: { min: 0, max: Number.MAX_SAFE_INTEGER, integer: false },
   self_hosted_amount_eur: { min: 0, max: Number.MAX_SAFE_INTEGER, integer: false },
   large_transaction_eur: { min: 0, max: Number.MAX_SAFE_INTEGER, integer: false },
-  cumulative_window_days: { min: 1, max: 3660, integer: true },
+  cumulative_window_days: { min: 1, max: MAX_CUMULATIVE_WINDOW_DAYS, integer: true },
   governance_review_days: { min: 1, max: 3660, integer: true },
   training_days: { min: 1, max: 3660, integer: true },
   cdd_review_days: { min: 1, max: 3660, integer: true },

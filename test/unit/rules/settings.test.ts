@@ -135,6 +135,11 @@ describe('resolveRuleSettings', () => {
       [{ cdd_amount_eur: '1000' }, /thresholds\.cdd_amount_eur/],
       [{ large_transaction_eur: Number.NaN }, /thresholds\.large_transaction_eur/],
       [{ cumulative_window_days: 0 }, /thresholds\.cumulative_window_days: must be an integer between 1 and/],
+      // The embedded store holds a year of transactions for the window sums: no longer window.
+      [
+        { cumulative_window_days: 366 },
+        /thresholds\.cumulative_window_days: must be an integer between 1 and 365/,
+      ],
       [{ training_days: 365.5 }, /thresholds\.training_days/],
       [{ str_filing_business_days: -1 }, /thresholds\.str_filing_business_days/],
       [{ wallet_risk_score: 101 }, /thresholds\.wallet_risk_score: must be a number between 0 and 100/],

@@ -1,0 +1,62 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
+import { up } from '../../src/storage/migrations/015-window-days-bound.ts';
+import { clientWithKey, startTestApp, type TestApp } from '../helpers/harness.ts';
+
+/**
+ * MICA-CDD-002's window is at most 365 days (the embedded store holds a year of transactions for
+ * the sums). A client whose stored settings asked for more, from before the bound, keeps working:
+ * migration 015 gives it the longest window there is.
+ */
+describe('the rolling window is at most 365 days', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await startTestApp();
+  });
+  after(() => t.close());
+
+  it('settings asking for more are refused', async () => {
+    await t.deps.clients.create('wide', { actor: 'test' });
+    await assert.rejects(
+      t.deps.clients.setSettings('wide', { thresholds: { cumulative_window_days: 400 } }, 'test'),
+      /cumulative_window_days: must be an integer between 1 and 365/,
+    );
+  });
+
+  it('stored settings from before the bound are brought within it, others left alone', async () => {
+    const { auth } = await clientWithKey(t, 'old');
+    await t.deps.clients.create('other', { actor: 'test' });
+    await sql`UPDATE clients SET settings = ${JSON.stringify({ thresholds: { cumulative_window_days: 730, cdd_amount_eur: 500 }, holiday_country: 'DE' })}::jsonb WHERE client_id = 'old'`.execute(
+      t.deps.db,
+    );
+    await sql`UPDATE clients SET settings = ${JSON.stringify({ thresholds: { cumulative_window_days: 90 } })}::jsonb WHERE client_id = 'other'`.execute(
+      t.deps.db,
+    );
+    await up(t.deps.db as never);
+    const rows = await sql<{
+      client_id: string;
+      settings: unknown;
+    }>`SELECT client_id, settings FROM clients WHERE client_id IN ('old', 'other') ORDER BY client_id`.execute(
+      t.deps.db,
+    );
+    assert.deepEqual(
+      rows.rows.map((r) => [
+        r.client_id,
+        typeof r.settings === 'string' ? JSON.parse(r.settings) : r.settings,
+      ]),
+      [
+        ['old', { thresholds: { cumulative_window_days: 365, cdd_amount_eur: 500 }, holiday_country: 'DE' }],
+        ['other', { thresholds: { cumulative_window_days: 90 } }],
+      ],
+    );
+    // And the client evaluates with them.
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/mica/evaluate',
+      headers: { ...auth, 'content-type': 'application/json' },
+      payload: { client_id: 'old', trigger_type: 'transaction', data: { customer_id: 'c1', amount_eur: 10 } },
+    });
+    assert.equal(res.statusCode, 200, res.body);
+  });
+});

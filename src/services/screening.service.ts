@@ -81,7 +81,7 @@ const LIST_HIT: RiskPart = {
  */
 export function createScreeningService(deps: {
   lists: Pick<SanctionsListsService, 'current'>;
-  vendors: Pick<Vendors, 'names' | 'screen' | 'screenIfAvailable' | 'breakers'>;
+  vendors: Pick<Vendors, 'names' | 'screen' | 'breakers'>;
   evaluation: Pick<EvaluationService, 'evaluate'>;
   clientContext: (clientId: string) => Promise<ClientContext | undefined>;
   cache: Pick<Cache, 'get' | 'set'>;
@@ -102,15 +102,20 @@ export function createScreeningService(deps: {
 
   const { get: cacheGet, set: cacheSet } = tolerantCache(deps.cache, ttl, deps.onCacheError);
 
-  /** Vendor views of the address; a held-list hit is answered even when vendors are unavailable. */
+  /**
+   * Vendor views of the address. A vendor call that fails fails the screening (503), a held-list
+   * hit too; only while a breaker refuses (OPEN, or HALF_OPEN with its test request out) is a
+   * held-list hit answered without calling any vendor (CONTRACT §7).
+   */
   async function vendorParts(req: ScreeningRequest, listHit: boolean) {
     if (deps.vendors.names.length === 0) return { parts: [], complete: true };
-    if (listHit) return deps.vendors.screenIfAvailable(req.wallet_address, req.blockchain);
     try {
       return { parts: await deps.vendors.screen(req.wallet_address, req.blockchain), complete: true };
     } catch (err) {
-      if (err instanceof BreakerOpenError)
+      if (err instanceof BreakerOpenError) {
+        if (listHit) return { parts: [], complete: false };
         throw unavailable(err.vendor, err.state, `circuit breaker ${err.state}`);
+      }
       if (err instanceof VendorFailedError) throw unavailable(err.vendor, err.state, err.message);
       throw err;
     }

@@ -124,27 +124,6 @@ export function createVendors(
       if (failed) throw (failed as PromiseRejectedResult).reason;
       return settled.map((s) => (s as PromiseFulfilledResult<RiskPart>).value);
     },
-    /**
-     * Best effort, for an answer that is already decided (a held-list hit): vendors refused by
-     * their breaker are not called and failures are counted but not thrown.
-     */
-    async screenIfAvailable(
-      address: string,
-      chain: Chain,
-    ): Promise<{ parts: RiskPart[]; complete: boolean }> {
-      let permits: Awaited<ReturnType<typeof breakers.admit>>;
-      try {
-        permits = await breakers.admit(clients.map((c) => c.name));
-      } catch (err) {
-        if (err instanceof BreakerOpenError) return { parts: [], complete: false };
-        throw err;
-      }
-      const settled = await Promise.allSettled(
-        clients.map((c, i) => callOne(c, permits[i]!, address, chain)),
-      );
-      const parts = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
-      return { parts, complete: parts.length === clients.length };
-    },
     async close() {
       await store.close();
       await dispatcher.close();

@@ -130,6 +130,27 @@ describe('vendor circuit breakers over real HTTP (fake vendors on 127.0.0.1)', (
     await ok(freshEvm());
     assert.equal((await status()).vendor_c!.failures, 0);
   });
+
+  it('a held-list hit is not exempt while the breakers are CLOSED: a failed call fails it (CONTRACT §7)', async () => {
+    const listed = '1B64QRxfaa35MVkf7sDjuGUYAP5izQt7Qi';
+    assert.equal((await status()).vendor_b!.state, 'CLOSED');
+    b.mode = 'error500';
+    const res = await screenGet(t, auth, listed, 'bitcoin');
+    assert.equal(res.statusCode, 503, res.body);
+    assert.deepEqual((res.json() as FlatBody).details, {
+      vendor: 'vendor_b',
+      breaker_state: 'CLOSED',
+      retry_after: RECOVERY_MS / 1000,
+    });
+    // Nothing was cached: with the vendor back, the vendors are asked again, and the hit blocks.
+    b.mode = 'ok';
+    const before = b.calls.length;
+    const again = await screenGet(t, auth, listed, 'bitcoin');
+    assert.equal(again.statusCode, 200, again.body);
+    assert.equal((again.json() as Screening).rule_evaluation.actions[0], 'BLOCK');
+    assert.equal(b.calls.length, before + 1);
+    assert.equal((await status()).vendor_b!.failures, 0);
+  });
 });
 
 describe('circuit breaker with the spec defaults', () => {

@@ -117,6 +117,15 @@ describe('name index over the real OFAC 2021 and UN lists', () => {
     assert.equal(adf.matched_name, 'Allied Democratic Forces');
   });
 
+  test('a record publishing two names in one field is found by each (UN CDe.003)', () => {
+    for (const name of ['Great Lakes Business Company', 'Compagnie Aerienne des Grands Lacs']) {
+      const hit = index.search(name).find((m) => m.list === 'un');
+      assert.equal(hit?.entry_id, 'CDe.003', name);
+      assert.ok(hit!.score >= 0.92, `${name}: ${hit!.score}`);
+      assert.match(hit!.name, /GREAT LAKES BUSINESS COMPANY/);
+    }
+  });
+
   test('returns best first, one result per entry, all above the threshold', () => {
     const hits = index.search('Mohammed Ali', 0.9);
     assert.ok(hits.length > 1);

@@ -24,6 +24,9 @@ function toEntry(node: XmlNode, type: EntryType, aliasTag: string): SanctionsEnt
   const aliases = children(node, aliasTag).map((a) => clean(text(a, 'ALIAS_NAME')));
   // The original-script name lets a request written in that script match too.
   aliases.push(clean(text(node, 'NAME_ORIGINAL_SCRIPT')));
+  // A few records publish two names in one field, "NAME ONE (N1) ; NAME TWO (N2)" (CDe.003): the
+  // name stays as published, and each part is searchable on its own.
+  for (const whole of [name, ...aliases]) if (whole.includes(';')) aliases.push(...namesIn(whole));
   return {
     entry_id,
     name,
@@ -31,6 +34,21 @@ function toEntry(node: XmlNode, type: EntryType, aliasTag: string): SanctionsEnt
     programs: uniq([clean(text(node, 'UN_LIST_TYPE'))]),
     aliases: uniq(aliases).filter((a) => a !== name),
   };
+}
+
+/**
+ * The names of a field that holds several, separated by semicolons; a part ending in its acronym,
+ * "GREAT LAKES BUSINESS COMPANY (GLBC)", gives the name without it too.
+ */
+function namesIn(field: string): string[] {
+  return field
+    .split(';')
+    .map(clean)
+    .filter((n) => n !== '')
+    .flatMap((n) => {
+      const bare = clean(n.replace(/\s*\([^()]*\)$/, ''));
+      return bare !== '' && bare !== n ? [n, bare] : [n];
+    });
 }
 
 /** Parses the UN consolidated sanctions list XML into the common model. */

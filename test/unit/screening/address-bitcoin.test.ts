@@ -55,6 +55,22 @@ describe('BIP173 / BIP350 segwit address vectors', () => {
     const mixed = 'bc1qW508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4';
     assert.deepEqual(validateAddress('bitcoin', mixed), { ok: false, reason: 'mixed-case bech32 address' });
   });
+
+  test('says what another chain’s address is, rather than a bech32 detail', () => {
+    // An EIP-55 address holds a '1' and mixed case: it used to read as a "mixed-case bech32 address".
+    for (const evm of [
+      '0x52908400098527886E0F7030069857D2E4169EE7',
+      '0x52908400098527886e0f7030069857d2e4169ee7',
+    ])
+      assert.deepEqual(validateAddress('bitcoin', evm), {
+        ok: false,
+        reason: 'an EVM address (0x…), not a bitcoin address',
+      });
+    assert.deepEqual(validateAddress('bitcoin', 'Ltc1qW508d6qejxtdg4y5r3zarvary0c5xw7kgmn4n9'), {
+      ok: false,
+      reason: 'not a mainnet bitcoin address',
+    });
+  });
 });
 
 type Standard = { network: string; base58check?: string; bech32?: string };

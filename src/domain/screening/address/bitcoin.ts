@@ -20,10 +20,11 @@ function fail(reason: string): AddressValidation {
 /** BIP173/BIP350 segwit address on hrp `bc`. */
 function validateSegwit(address: string): AddressValidation {
   const lower = address.toLowerCase();
-  if (address !== lower && address !== address.toUpperCase()) return fail('mixed-case bech32 address');
   const sep = lower.lastIndexOf('1');
   const hrp = lower.slice(0, sep);
+  // The network first: a string of another form is "not a mainnet address", whatever its case.
   if (hrp !== 'bc') return fail(NOT_MAINNET);
+  if (address !== lower && address !== address.toUpperCase()) return fail('mixed-case bech32 address');
   if (lower.length > 90) return fail('bech32 address longer than 90 characters');
   const data = lower.slice(sep + 1);
   if (!BECH32_DATA.test(data)) return fail('invalid bech32 character');
@@ -72,6 +73,7 @@ export function validateBitcoinAddress(address: string): AddressValidation {
     return validateSegwit(address);
   }
   if (BASE58_CHARS.test(address)) return validateBase58(address);
+  if (/^0x[0-9a-f]{40}$/i.test(address)) return fail('an EVM address (0x…), not a bitcoin address');
   // Not base58; if it has a separator it is some other bech32 form (another hrp or network).
   if (lower.lastIndexOf('1') > 0) return validateSegwit(address);
   return fail('not a bitcoin address');

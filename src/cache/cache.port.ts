@@ -5,8 +5,8 @@ export interface Cache {
   set(key: string, value: string, ttlSeconds: number): Promise<void>;
   /** Deletes the given keys; returns how many existed. */
   del(keys: string[]): Promise<number>;
-  /** Deletes every key starting with the prefix; returns how many existed. */
-  delPrefix(prefix: string): Promise<number>;
+  /** Deletes every key starting with the prefix (and ending with the suffix); returns how many existed. */
+  delPrefix(prefix: string, suffix?: string): Promise<number>;
   /** Entries and their estimated bytes under a prefix. */
   usage(prefix: string): Promise<{ entries: number; bytes: number }>;
   ping(): Promise<void>;

@@ -24,9 +24,9 @@ export function createMemoryCache(opts: { maxEntries?: number; maxBytes?: number
       for (const k of keys) if (lru.delete(k)) n++;
       return n;
     },
-    async delPrefix(prefix) {
+    async delPrefix(prefix, suffix = '') {
       let n = 0;
-      for (const k of keysWith(prefix)) if (lru.delete(k)) n++;
+      for (const k of keysWith(prefix)) if (k.endsWith(suffix) && lru.delete(k)) n++;
       return n;
     },
     async usage(prefix) {

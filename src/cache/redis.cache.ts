@@ -25,11 +25,17 @@ export function createRedisCache(url: string, opts: { namespace?: string } = {})
     if (client.status !== 'ready') throw new Error(`redis unavailable (${client.status})`);
   };
 
-  async function scan(prefix: string): Promise<string[]> {
+  async function scan(prefix: string, suffix = ''): Promise<string[]> {
     const found: string[] = [];
     let cursor = '0';
     do {
-      const [next, keys] = await client.scan(cursor, 'MATCH', `${ns}${escapeGlob(prefix)}*`, 'COUNT', 1000);
+      const [next, keys] = await client.scan(
+        cursor,
+        'MATCH',
+        `${ns}${escapeGlob(prefix)}*${escapeGlob(suffix)}`,
+        'COUNT',
+        1000,
+      );
       cursor = next;
       found.push(...keys);
     } while (cursor !== '0');
@@ -52,9 +58,9 @@ export function createRedisCache(url: string, opts: { namespace?: string } = {})
       ready();
       return client.del(...keys.map((k) => ns + k));
     },
-    async delPrefix(prefix) {
+    async delPrefix(prefix, suffix = '') {
       ready();
-      const keys = await scan(prefix);
+      const keys = await scan(prefix, suffix);
       let n = 0;
       for (let i = 0; i < keys.length; i += 500) n += await client.del(...keys.slice(i, i + 500));
       return n;

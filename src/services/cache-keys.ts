@@ -42,6 +42,11 @@ export function walletAddressPrefix(clientId: string, address: string): string {
   return `${cachePrefix('wallet_screening', clientId)}${walletAddressKeyPart(address)}:`;
 }
 
+/** The suffix of one chain's entries (addresses hold no ':'; a chain name is a whole key segment). */
+export function walletChainSuffix(blockchain: string): string {
+  return `:${blockchain}`;
+}
+
 /** `travel:{client_id}:{transfer_id}`. */
 export function travelCacheKey(clientId: string, transferId: string): string {
   return `${cachePrefix('travel_rule', clientId)}${transferId}`;

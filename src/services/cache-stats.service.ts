@@ -6,6 +6,7 @@ import {
   travelCacheKey,
   walletAddressPrefix,
   walletCacheKey,
+  walletChainSuffix,
 } from './cache-keys.ts';
 
 /** One cache's figures as GET /api/mica/cache/stats reports them (service-spec "Cache statistics"). */
@@ -65,9 +66,15 @@ export function createCacheStatsService(deps: { cache: Pick<Cache, 'usage' | 'de
   }
 
   async function invalidateWallets(clientId: string, req: InvalidateRequest): Promise<number> {
-    if (req.transfer_id !== undefined && req.wallet_address === undefined) return 0;
+    // A transfer alone names no wallet entry: with cache "all" it leaves them alone.
+    if (req.transfer_id !== undefined && req.wallet_address === undefined && req.blockchain === undefined)
+      return 0;
     if (req.wallet_address === undefined)
-      return deps.cache.delPrefix(cachePrefix('wallet_screening', clientId));
+      return deps.cache.delPrefix(
+        cachePrefix('wallet_screening', clientId),
+        // A chain alone selects every address screened on that chain.
+        req.blockchain === undefined ? '' : walletChainSuffix(req.blockchain),
+      );
     if (req.blockchain !== undefined)
       return deps.cache.del([walletCacheKey(clientId, req.wallet_address, req.blockchain)]);
     return deps.cache.delPrefix(walletAddressPrefix(clientId, req.wallet_address));
@@ -75,8 +82,8 @@ export function createCacheStatsService(deps: { cache: Pick<Cache, 'usage' | 'de
 
   async function invalidateTransfers(clientId: string, req: InvalidateRequest): Promise<number> {
     if (req.transfer_id !== undefined) return deps.cache.del([travelCacheKey(clientId, req.transfer_id)]);
-    // A selection by address names no transfer: with cache "all" it leaves transfers alone.
-    if (req.wallet_address !== undefined) return 0;
+    // A selection by address or chain names no transfer: with cache "all" it leaves transfers alone.
+    if (req.wallet_address !== undefined || req.blockchain !== undefined) return 0;
     return deps.cache.delPrefix(cachePrefix('travel_rule', clientId));
   }
 
@@ -96,7 +103,7 @@ export function createCacheStatsService(deps: { cache: Pick<Cache, 'usage' | 'de
 
     /**
      * Deletes a client's entries: a whole cache, both, or only those matching the address (and
-     * chain) or the transfer given. Returns how many entries existed.
+     * chain), the chain, or the transfer given. Returns how many entries existed.
      */
     async invalidate(clientId: string, req: InvalidateRequest): Promise<number> {
       let n = 0;

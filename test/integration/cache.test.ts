@@ -163,7 +163,16 @@ describe('travel-rule cache, statistics and invalidation', () => {
     // With cache "all", an address selects only wallet entries: the transfer stays cached.
     assert.deepEqual((await invalidate({ cache: 'all', wallet_address: ETH })).json(), { invalidated: 1 });
     await put(ETH, 'ethereum');
-    assert.deepEqual((await invalidate({ cache: 'all' })).json(), { invalidated: 3 });
+    // A chain alone selects every address screened on it (CONTRACT §4: every selector is optional).
+    await put(ETH, 'binance-smart-chain');
+    assert.deepEqual((await invalidate({ cache: 'wallet_screening', blockchain: 'bitcoin' })).json(), {
+      invalidated: 1,
+    });
+    assert.deepEqual((await invalidate({ cache: 'all', blockchain: 'bitcoin' })).json(), { invalidated: 0 });
+    assert.equal((await stats()).wallet_screening.cache_size, 2);
+    assert.equal((await stats()).travel_rule.cache_size, 1, 'a chain selects no transfer');
+    await put('14HmBSwec8XrcWge9Zi1ZngNia64u3Wd2v', 'bitcoin');
+    assert.deepEqual((await invalidate({ cache: 'all' })).json(), { invalidated: 4 });
     const s = await stats();
     assert.equal(s.wallet_screening.cache_size, 0);
     assert.equal(s.travel_rule.cache_size, 0);
@@ -188,7 +197,7 @@ describe('travel-rule cache, statistics and invalidation', () => {
       [{}, 'cache: Required'],
       [{ cache: 'screening' }, 'cache: Must be one of: wallet_screening, travel_rule, all'],
       [{ cache: 'all', blockchain: 'dogecoin', wallet_address: ETH }, 'blockchain: Must be one of:'],
-      [{ cache: 'all', blockchain: 'ethereum' }, 'wallet_address: Required when blockchain is given'],
+      [{ cache: 'travel_rule', blockchain: 'ethereum' }, 'blockchain: Only applies'],
       [{ cache: 'travel_rule', wallet_address: ETH }, 'wallet_address: Only applies'],
       [{ cache: 'wallet_screening', transfer_id: 'x' }, 'transfer_id: Only applies'],
       [{ cache: 'all', extra: 1 }, 'extra: Unknown field'],

@@ -29,10 +29,11 @@ const flatErrors = { 400: FlatError, 401: FlatError, 403: FlatError, 429: FlatEr
 /** A selection that names entries of a cache it does not touch is a mistake, not a no-op. */
 function selectionErrors(b: InvalidateRequest): string[] {
   const errors: string[] = [];
-  if (b.blockchain !== undefined && b.wallet_address === undefined)
-    errors.push('wallet_address: Required when blockchain is given');
+  // Travel-rule entries are kept by transfer id: an address or a chain cannot select them.
   if (b.cache === 'travel_rule' && b.wallet_address !== undefined)
     errors.push('wallet_address: Only applies to cache wallet_screening or all');
+  if (b.cache === 'travel_rule' && b.blockchain !== undefined)
+    errors.push('blockchain: Only applies to cache wallet_screening or all');
   if (b.cache === 'wallet_screening' && b.transfer_id !== undefined)
     errors.push('transfer_id: Only applies to cache travel_rule or all');
   return errors;
@@ -67,7 +68,7 @@ export const cacheRoutes =
           tags: ['operations'],
           summary: "Drop cached results of the caller's client (admin keys only)",
           description:
-            'cache "all" clears both caches, or only the entries matching the address (and chain) or transfer given.',
+            'cache "all" clears both caches, or only the entries matching the address (and chain), the chain, or the transfer given.',
           security: [{ bearer: [] }],
           body: InvalidateBody,
           response: { 200: Type.Object({ invalidated: Type.Integer() }), ...flatErrors },

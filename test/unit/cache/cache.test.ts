@@ -50,6 +50,18 @@ for (const [name, make] of adapters) {
       assert.equal(await cache.get('wallet:c2:0xabc:ethereum'), 'v3');
     });
 
+    it('deletes by prefix and suffix, literally', async () => {
+      await cache.set('wallet:s1:0xabc:ethereum', 'v1', 60);
+      await cache.set('wallet:s1:0xdef:ethereum', 'v2', 60);
+      await cache.set('wallet:s1:0xabc:binance-smart-chain', 'v3', 60);
+      await cache.set('wallet:s1:x:*', 'v4', 60);
+      await cache.set('wallet:s2:0xabc:ethereum', 'v5', 60);
+      assert.equal(await cache.delPrefix('wallet:s1:', ':*'), 1);
+      assert.equal(await cache.delPrefix('wallet:s1:', ':ethereum'), 2);
+      assert.equal(await cache.get('wallet:s1:0xabc:binance-smart-chain'), 'v3');
+      assert.equal(await cache.get('wallet:s2:0xabc:ethereum'), 'v5');
+    });
+
     it('answers ping', async () => {
       await cache.ping();
     });

@@ -42,7 +42,9 @@ function reasonOf(e: ErrorObject): string {
     case 'pattern':
       return 'Invalid format';
     case 'format':
-      return `Must be a valid ${String(p.format)}`;
+      return p.format === 'iso-country-code'
+        ? 'Must be an ISO 3166-1 alpha-2 country code'
+        : `Must be a valid ${String(p.format)}`;
     default:
       return e.message ?? 'Invalid value';
   }

@@ -1,11 +1,15 @@
 import { Ajv, type ErrorObject } from 'ajv';
 import addFormatsImport from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
+import { isCountryCode } from '../domain/country-codes.ts';
 import { isStorable } from '../storage/storable.ts';
 
 // ajv-formats is CommonJS; its default export arrives wrapped under ESM.
 const addFormats = ((addFormatsImport as unknown as { default?: unknown }).default ??
   addFormatsImport) as unknown as (ajv: Ajv) => void;
+
+/** The JSON Schema format of a country field (schemas/evaluate.schema.ts). */
+export const COUNTRY_FORMAT = 'iso-country-code';
 
 function makeAjv(coerce: boolean): Ajv {
   const ajv = new Ajv({
@@ -19,6 +23,9 @@ function makeAjv(coerce: boolean): Ajv {
     verbose: true,
   });
   addFormats(ajv);
+  // Country fields: an assigned code in any case. A typo like "DU" must not pass as a country that
+  // is on no high-risk list (MICA-CDD-006 would silently not apply).
+  ajv.addFormat(COUNTRY_FORMAT, { type: 'string', validate: (s: string) => isCountryCode(s.toUpperCase()) });
   return ajv;
 }
 

@@ -79,11 +79,40 @@ describe('evaluation errors (nested format, CONTRACT §3)', () => {
     // Reported in the order of the schema's fields.
     assert.deepEqual(b.error.details?.errors, [
       'data.customer_verified: Expected boolean',
-      'data.customer_country: Invalid format',
+      'data.customer_country: Must be an ISO 3166-1 alpha-2 country code',
       'data.amount_eur: Must be >= 0',
       'data.address_validation_status: Must be one of: passed, failed, pending',
     ]);
     assert.equal(b.error.details?.errors?.length, 4);
+  });
+
+  it('country fields take assigned ISO 3166-1 alpha-2 codes (any case) and XK, nothing else', async () => {
+    // A typo must not pass as a country on no high-risk list: MICA-CDD-006 would silently not apply.
+    for (const customer_country of ['XX', 'DU', 'UK', 'EU', 'D1', 'DEU'])
+      await expect400(
+        { client_id: 'acme', trigger_type: 'transaction', data: { customer_country } },
+        'data.customer_country',
+        'Must be an ISO 3166-1 alpha-2 country code',
+      );
+    const travel = await send({
+      client_id: 'acme',
+      trigger_type: 'travel_rule',
+      data: { beneficiary_country: 'ZZ' },
+    });
+    assert.equal(travel.statusCode, 400);
+    assert.ok(
+      (travel.json() as NestedBody).error.details?.errors?.includes(
+        'data.beneficiary_country: Must be an ISO 3166-1 alpha-2 country code',
+      ),
+      travel.body,
+    );
+    for (const customer_country of ['DE', 'de', 'XK', 'gb'])
+      assert.equal(
+        (await send({ client_id: 'acme', trigger_type: 'transaction', data: { customer_country } }))
+          .statusCode,
+        200,
+        customer_country,
+      );
   });
 
   it("the request's own fields are named before fields inside data", async () => {

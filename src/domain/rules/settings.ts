@@ -1,6 +1,7 @@
 // Per-client rule settings (CONTRACT §2): thresholds, the high-risk country list, rules switched
 // off, and the calendar used for business-day deadlines. Defaults are the contract's values.
 import { isSupportedHolidayCountry } from '../calendar/holidays.ts';
+import { isCountryCode } from '../country-codes.ts';
 import { RULE_IDS } from './catalogue.ts';
 import fatf from './data/fatf-high-risk-countries.json' with { type: 'json' };
 
@@ -183,8 +184,10 @@ function resolveHighRisk(v: unknown, errors: string[]): HighRiskCountries {
   let outCodes: string[] = [];
   if (!Array.isArray(codes)) errors.push('high_risk_countries.codes: required, an array of alpha-2 codes');
   else {
-    const bad = codes.filter((c) => typeof c !== 'string' || !COUNTRY_CODE.test(c.trim().toUpperCase()));
-    if (bad.length > 0) errors.push(`high_risk_countries.codes: not alpha-2 codes: ${JSON.stringify(bad)}`);
+    // Assigned codes only: a typo ("KR" is a code, "IRN" and "XX" are not) would list no one.
+    const bad = codes.filter((c) => typeof c !== 'string' || !isCountryCode(c.trim().toUpperCase()));
+    if (bad.length > 0)
+      errors.push(`high_risk_countries.codes: not ISO 3166-1 alpha-2 codes: ${JSON.stringify(bad)}`);
     else outCodes = normaliseCodes(codes as string[]);
   }
   return { source: outSource, date: typeof date === 'string' ? date : '', codes: outCodes };

@@ -1,6 +1,6 @@
 // Readers for IVMS101 JSON (IVMS101.2023 §5 datatypes): each reads one element, records a
 // `<dotted.ivms.path>: <reason>` error when it is wrong, and returns the value only when it is right.
-import { isIsoCountryCode } from './country-codes.ts';
+import { isIsoCountryCode } from '../country-codes.ts';
 import { isBlank, isIsoDate, isRecord } from './transfer.ts';
 
 // Code lists in the order the standard's tables give them.

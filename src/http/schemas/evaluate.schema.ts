@@ -5,7 +5,10 @@ export const TRIGGER_TYPES = ['transaction', 'wallet_screen', 'travel_rule', 'pe
 export const ENTITY_TYPES = ['transaction', 'wallet', 'transfer', 'customer', 'governance'] as const;
 export const CHAIN_NAMES = ['ethereum', 'bitcoin', 'polygon', 'binance-smart-chain', 'solana'] as const;
 
-const Country = Type.String({ pattern: '^[A-Za-z]{2}$', description: 'ISO 3166-1 alpha-2' });
+const Country = Type.String({
+  format: 'iso-country-code',
+  description: 'ISO 3166-1 alpha-2 country code, any case (XK for Kosovo accepted)',
+});
 const Id = Type.String({ minLength: 1, maxLength: 256 });
 const DateOrTime = Type.Union([Type.String({ format: 'date' }), Type.String({ format: 'date-time' })]);
 

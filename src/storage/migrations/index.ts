@@ -14,6 +14,7 @@ import * as m012 from './012-retention-floor.ts';
 import * as m013 from './013-audit-text-compression.ts';
 import * as m014 from './014-alert-payload-order.ts';
 import * as m015 from './015-window-days-bound.ts';
+import * as m016 from './016-high-risk-codes-assigned.ts';
 
 /** Migrations are compiled in, so a fresh clone migrates without reading a folder at run time. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -31,6 +32,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '013-audit-text-compression': m013,
   '014-alert-payload-order': m014,
   '015-window-days-bound': m015,
+  '016-high-risk-codes-assigned': m016,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
-import { up } from '../../src/storage/migrations/015-window-days-bound.ts';
+import { up as boundWindow } from '../../src/storage/migrations/015-window-days-bound.ts';
+import { up as assignedCodesOnly } from '../../src/storage/migrations/016-high-risk-codes-assigned.ts';
 import { clientWithKey, startTestApp, type TestApp } from '../helpers/harness.ts';
 
 /**
@@ -9,7 +10,7 @@ import { clientWithKey, startTestApp, type TestApp } from '../helpers/harness.ts
  * the sums). A client whose stored settings asked for more, from before the bound, keeps working:
  * migration 015 gives it the longest window there is.
  */
-describe('the rolling window is at most 365 days', () => {
+describe('settings bounds, and stored settings from before them', () => {
   let t: TestApp;
   before(async () => {
     t = await startTestApp();
@@ -33,7 +34,7 @@ describe('the rolling window is at most 365 days', () => {
     await sql`UPDATE clients SET settings = ${JSON.stringify({ thresholds: { cumulative_window_days: 90 } })}::jsonb WHERE client_id = 'other'`.execute(
       t.deps.db,
     );
-    await up(t.deps.db as never);
+    await boundWindow(t.deps.db as never);
     const rows = await sql<{
       client_id: string;
       settings: unknown;
@@ -58,5 +59,35 @@ describe('the rolling window is at most 365 days', () => {
       payload: { client_id: 'old', trigger_type: 'transaction', data: { customer_id: 'c1', amount_eur: 10 } },
     });
     assert.equal(res.statusCode, 200, res.body);
+  });
+
+  it('a stored high-risk list keeps only assigned country codes (migration 016)', async () => {
+    const { auth } = await clientWithKey(t, 'codes');
+    const list = { source: 'own', date: '2026-01-01', codes: ['IR', 'XX', 'kp', 'XK', 'ZZ'] };
+    await sql`UPDATE clients SET settings = ${JSON.stringify({ high_risk_countries: list })}::jsonb WHERE client_id = 'codes'`.execute(
+      t.deps.db,
+    );
+    await assert.rejects(
+      t.deps.clients.setSettings('other', { high_risk_countries: list }, 'test'),
+      /high_risk_countries\.codes: not ISO 3166-1 alpha-2 codes: \["XX","ZZ"\]/,
+    );
+    await assignedCodesOnly(t.deps.db as never);
+    const row = await sql<{
+      settings: unknown;
+    }>`SELECT settings FROM clients WHERE client_id = 'codes'`.execute(t.deps.db);
+    const settings = row.rows[0]!.settings;
+    assert.deepEqual((typeof settings === 'string' ? JSON.parse(settings) : settings).high_risk_countries, {
+      ...list,
+      codes: ['IR', 'kp', 'XK'],
+    });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/mica/evaluate',
+      headers: { ...auth, 'content-type': 'application/json' },
+      payload: { client_id: 'codes', trigger_type: 'transaction', data: { customer_country: 'XK' } },
+    });
+    assert.equal(res.statusCode, 200, res.body);
+    const cdd006 = res.json().results.find((r: { rule_id: string }) => r.rule_id === 'MICA-CDD-006');
+    assert.equal(cdd006.triggered, true);
   });
 });

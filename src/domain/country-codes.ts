@@ -17,3 +17,13 @@ export const ISO_COUNTRY_CODES: ReadonlySet<string> = new Set(ALPHA2.split(' '))
 export function isIsoCountryCode(code: string): boolean {
   return ISO_COUNTRY_CODES.has(code);
 }
+
+/**
+ * A country code the service takes in customer and transfer data: an assigned ISO 3166-1 alpha-2
+ * code, or XK. Kosovo has no ISO code; XK is the user-assigned code the European Commission and
+ * most KYC vendors use for it, so an EU CASP's customers arrive with it. (IVMS101 messages keep to
+ * ISO codes: isIsoCountryCode.)
+ */
+export function isCountryCode(code: string): boolean {
+  return ISO_COUNTRY_CODES.has(code) || code === 'XK';
+}

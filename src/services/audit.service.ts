@@ -54,7 +54,14 @@ const INSTANT = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|
  */
 export function parseInstant(field: string, v: string | undefined): Date | undefined {
   if (v === undefined || v === '') return undefined;
-  if (!INSTANT.test(v)) throw fieldError(field, 'Must be an ISO 8601 date or date-time');
+  if (!INSTANT.test(v))
+    throw fieldError(
+      field,
+      // A date-time without a zone is the usual near miss: say that the zone is what is missing.
+      /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?$/.test(v)
+        ? 'Must be an ISO 8601 date or date-time; a date-time needs its zone (Z or ±hh:mm)'
+        : 'Must be an ISO 8601 date (YYYY-MM-DD) or date-time with a zone (YYYY-MM-DDThh:mm[:ss]Z)',
+    );
   // The engine's reader refuses what does not exist (2026-02-30 is not rolled over to 2 March).
   const d = parseIsoInstant(v);
   if (d === undefined) throw fieldError(field, 'Must be an existing calendar date and time of day');

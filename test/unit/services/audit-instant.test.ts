@@ -61,5 +61,8 @@ test('anything but the ISO 8601 forms is refused as before', () => {
     '20260101',
     '2026-01-01Z',
   ])
-    assert.throws(() => parseInstant('from', v), /from: Must be an ISO 8601 date or date-time/, v);
+    assert.throws(() => parseInstant('from', v), /from: Must be an ISO 8601 date/, v);
+  // Without its zone, a date-time is told that the zone is what it lacks.
+  for (const v of ['2026-01-01T10:00', '2026-01-01T10:00:00', '2026-01-01T10:00:00.5'])
+    assert.throws(() => parseInstant('from', v), /needs its zone \(Z or ±hh:mm\)/, v);
 });

@@ -213,6 +213,7 @@ export async function createDeps(
     webhooks: caseDeps.webhookRegistrations,
     jobs,
     auditChain,
+    environment: config.MICA_ENVIRONMENT,
   };
   // The operator token of this process: configured, or made at start for the CLI to find.
   const operatorToken = config.MICA_OPERATOR_TOKEN ?? randomBytes(24).toString('base64url');

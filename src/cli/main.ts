@@ -1,4 +1,4 @@
-import { Command, InvalidArgumentError } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { loadConfig } from '../config.ts';
 import { createDeps } from '../deps.ts';
 import { AppError } from '../errors.ts';
@@ -134,17 +134,32 @@ function buildProgram(found: (inv: Invocation) => void): Command {
   keys
     .command('create <client_id>')
     .option('--role <role>', 'standard or admin', 'standard')
-    .option('--sandbox', 'a mica_test_ key for the sandbox service')
+    .addOption(
+      new Option(
+        '--sandbox',
+        'a mica_test_ key for the sandbox service (the default where MICA_ENVIRONMENT=sandbox)',
+      ),
+    )
+    .addOption(
+      new Option('--live', 'a mica_live_ key for the live service (the default elsewhere)').conflicts(
+        'sandbox',
+      ),
+    )
     .option('--expires-in-days <n>', 'lifetime in days (default 90)', positiveNumber)
     .option('--officer <name>', 'compliance officer recorded as the actor')
     .action(
-      (client_id: string, o: { role: string; sandbox?: boolean; expiresInDays?: number; officer?: string }) =>
+      (
+        client_id: string,
+        o: { role: string; sandbox?: boolean; live?: boolean; expiresInDays?: number; officer?: string },
+      ) =>
         found({
           name: 'keys.create',
           args: {
             client_id,
             role: o.role,
-            sandbox: o.sandbox ?? false,
+            // Neither: the environment of the service that runs the command (the server's, when
+            // it holds the store).
+            ...(o.sandbox ? { sandbox: true } : o.live ? { sandbox: false } : {}),
             expires_in_days: o.expiresInDays,
             officer: o.officer,
           },

@@ -23,6 +23,8 @@ export interface CommandDeps {
   webhooks: Pick<WebhookRegistrationsService, 'add' | 'list' | 'remove'>;
   jobs: Pick<Jobs, 'run'>;
   auditChain: Pick<AuditChainService, 'verify' | 'checkpoint' | 'checkpoints'>;
+  /** The service's environment (MICA_ENVIRONMENT): a new key is for it unless the command says. */
+  environment: 'live' | 'sandbox';
 }
 
 interface Command<S extends TSchema> {
@@ -141,7 +143,8 @@ export const COMMANDS: Record<string, Command<TSchema>> = {
     run: (d, a, actor) =>
       d.keys.create(a.client_id, {
         role: a.role,
-        sandbox: a.sandbox,
+        // A key made for the service at hand by default: a live key is refused by the sandbox.
+        sandbox: a.sandbox ?? d.environment === 'sandbox',
         expiresInDays: a.expires_in_days,
         officer: a.officer,
         actor,

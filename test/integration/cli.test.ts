@@ -110,6 +110,18 @@ describe('the mica CLI', () => {
     );
   });
 
+  it('keys are for the environment at hand unless --sandbox or --live says otherwise', () => {
+    const sandbox = { MICA_ENVIRONMENT: 'sandbox' };
+    assert.match(micaWith(sandbox, 'keys', 'create', 'acme').json().key, /^mica_test_/);
+    assert.match(micaWith(sandbox, 'keys', 'create', 'acme', '--live').json().key, /^mica_live_/);
+    assert.match(mica('keys', 'create', 'acme', '--sandbox').json().key, /^mica_test_/);
+    assertFails(
+      mica('keys', 'create', 'acme', '--sandbox', '--live'),
+      /cannot be used with option '--sandbox'/,
+      'both',
+    );
+  });
+
   it('audit verify, export and checkpoints refuse an unknown client like keys create does', () => {
     const keysCreate = mica('keys', 'create', 'nobody');
     assertFails(keysCreate, /^client nobody not found$/, 'keys create');

@@ -89,15 +89,42 @@ interface Form {
   hist: Uint16Array | undefined;
 }
 
-/** Adds the distinct normalised forms of an entry's name and aliases. */
+/**
+ * A person's name as it is usually written in a payment, without the middle names: "LIFSHITS,
+ * Artem Mikhaylovich" (OFAC: surname, then given names) → "Artem LIFSHITS"; "ABDUL RAHMAN YASIN
+ * AL-HAYALI" (UN: the parts in order) → "ABDUL AL-HAYALI". Undefined when there is no middle name.
+ */
+export function withoutMiddleNames(published: string): string | undefined {
+  const comma = published.split(',');
+  if (comma.length === 2) {
+    const surname = comma[0]!.trim();
+    const given = comma[1]!.trim().split(/\s+/);
+    return surname !== '' && given.length >= 2 ? `${given[0]} ${surname}` : undefined;
+  }
+  if (comma.length > 2) return undefined;
+  const parts = published.trim().split(/\s+/);
+  return parts.length >= 3 ? `${parts[0]} ${parts.at(-1)}` : undefined;
+}
+
+/**
+ * Adds the distinct normalised forms of an entry's name and aliases; for a person also each name
+ * without its middle names, so that "Artem Lifshits" finds "LIFSHITS, Artem Mikhaylovich" (the full
+ * forms score ~0.90 against it, under the threshold).
+ */
 function addForms(forms: Form[], list: ListSource, entry: SanctionsEntry): void {
   const seen = new Set<string>();
-  for (const published of [entry.name, ...entry.aliases]) {
-    const norm = normalizeName(published);
-    if (norm === '' || seen.has(norm)) continue;
+  const add = (published: string, text: string) => {
+    const norm = normalizeName(text);
+    if (norm === '' || seen.has(norm)) return;
     seen.add(norm);
     const { entry_id, name, programs } = entry;
     forms.push({ norm, published, list, entry_id, name, programs, hist: histogram(norm) });
+  };
+  for (const published of [entry.name, ...entry.aliases]) add(published, published);
+  if (entry.type !== 'individual') return;
+  for (const published of [entry.name, ...entry.aliases]) {
+    const short = withoutMiddleNames(published);
+    if (short !== undefined) add(published, short);
   }
 }
 

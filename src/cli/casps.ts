@@ -6,12 +6,14 @@ import { cliPath } from './paths.ts';
 
 /** Reads an import file as text, refusing one the import would refuse anyway. */
 export function readImportFile(file: string): string {
-  let size: number;
+  let info: ReturnType<typeof statSync>;
   try {
-    size = statSync(file).size;
+    info = statSync(file);
   } catch (e) {
     throw new Error(`cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
   }
+  if (info.isDirectory()) throw new Error(`${file} is a directory; give the CSV file`);
+  const size = info.size;
   if (size > CASP_IMPORT_MAX_CHARS) throw new Error(`${file} is larger than 64 MiB`);
   return readFileSync(file, 'utf8');
 }

@@ -287,4 +287,13 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
+// A reader that stops early (`mica audit export … | head`) closes the pipe: the output is no
+// longer wanted, which is not an error of the command. Without a listener Node would print the
+// EPIPE with its stack trace. (A lock left by exiting here is stale by its pid.)
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code === 'EPIPE') process.exit(0);
+  process.stderr.write(`${JSON.stringify({ error: `stdout: ${err.message}` })}\n`);
+  process.exit(1);
+});
+
 main(process.argv.slice(2)).then((code) => process.exit(code));

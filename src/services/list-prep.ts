@@ -29,7 +29,10 @@ const WARNINGS_SHOWN = 50;
 
 const OFAC_CSV = { sdn: 'sdn.csv', add: 'add.csv', alt: 'alt.csv', comments: 'sdn_comments.csv' } as const;
 
-const baseName = (name: string) => name.split(/[\\/]/).pop()?.toLowerCase() ?? '';
+/** A file's name without its directory, as given (recorded with the import). */
+const fileName = (name: string) => name.split(/[\\/]/).pop() ?? '';
+/** The same, lower-cased: how files are recognised (SDN.CSV is sdn.csv). */
+const baseName = (name: string) => fileName(name).toLowerCase();
 const looksLikeXml = (content: string) => /^\uFEFF?\s*</.test(content);
 
 function single(source: ListSource, files: ListFile[], what: string): ListFile {
@@ -65,6 +68,11 @@ function parseListFiles(
       );
     } else {
       const file = single(source, files, 'sdn.csv or sdn.xml');
+      const companion = Object.values(OFAC_CSV).find((n) => n !== OFAC_CSV.sdn && n === baseName(file.name));
+      if (companion)
+        throw new ListFormatError(
+          `ofac: ${fileName(file.name)} is a companion of sdn.csv; give sdn.csv or its directory`,
+        );
       // A lone CSV under another name is read as sdn.csv; its column check rejects anything else.
       list = looksLikeXml(file.content)
         ? parseOfacXml(file.content)
@@ -103,7 +111,7 @@ export function prepareList(req: ListImportRequest): PreparedList {
   return {
     source: list.source,
     published_at: list.published_at,
-    files: req.files.map((f) => baseName(f.name)),
+    files: req.files.map((f) => fileName(f.name)),
     entries_json: JSON.stringify(
       list.entries.map((e) => ({
         entry_id: e.entry_id,

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -108,6 +108,25 @@ describe('the mica CLI', () => {
       /must be a positive number/,
       'bad value',
     );
+  });
+
+  it('a reader that closes the pipe early ends the command quietly (no EPIPE stack trace)', async () => {
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'src/cli/main.ts', 'audit', 'export', '--client', 'acme'],
+      {
+        env: { ...process.env, ...env, LOG_LEVEL: 'silent' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    child.stdout.destroy(); // like `| head` that has already gone
+    let err = '';
+    child.stderr.on('data', (d) => {
+      err += d;
+    });
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    assert.equal(code, 0, err);
+    assert.equal(err, '');
   });
 
   it('keys are for the environment at hand unless --sandbox or --live says otherwise', () => {

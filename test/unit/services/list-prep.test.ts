@@ -47,6 +47,18 @@ describe('list preparation on a worker thread', () => {
     );
   });
 
+  test('records the files under the names given; a lone companion file is refused by its name', () => {
+    assert.deepEqual(prepareList(un).files, ['UN_consolidated.xml']);
+    for (const name of ['add.csv', 'ALT.CSV', 'dir/sdn_comments.csv'])
+      assert.throws(
+        () => prepareList({ source: 'ofac', files: [{ name, content: '1,2,3,4,5,6\n' }] }),
+        (err: Error) =>
+          err instanceof ListFormatError &&
+          err.message ===
+            `ofac: ${name.split('/').pop()} is a companion of sdn.csv; give sdn.csv or its directory`,
+      );
+  });
+
   test('a file of unknown structure is refused with the loader’s message', async () => {
     const bad: ListImportRequest = {
       source: 'un',

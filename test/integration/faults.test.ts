@@ -179,6 +179,7 @@ describe('faults against the real servers', { skip: !(TEST_DATABASE_URL && TEST_
       assert.deepEqual(Object.keys(body), ['error']);
       assert.equal(body.error.code, 'SERVICE_UNAVAILABLE');
       assert.equal(typeof body.error.message, 'string');
+      assert.deepEqual(body.error.details, { retry_after: 5 });
       assert.doesNotMatch(o.body, /\bat .+:\d+:\d+|stack|SELECT|INSERT|ECONN|terminated/i);
       assert.equal(o.retryAfter, '5');
     }
@@ -235,6 +236,7 @@ describe('faults against the real servers', { skip: !(TEST_DATABASE_URL && TEST_
     const statsDuring = await t.app.inject({ method: 'GET', url: '/api/mica/cache/stats', headers: auth });
     assert.equal(statsDuring.statusCode, 503, statsDuring.body);
     assert.deepEqual(Object.keys(statsDuring.json()).sort(), ['details', 'error', 'statusCode', 'type']);
+    assert.deepEqual(statsDuring.json().details, { retry_after: 5 });
     const degraded = await ready();
     assert.equal(degraded.status, 200, 'a lost cache degrades the service; it does not take it out');
     assert.equal(degraded.body.status, 'degraded');

@@ -31,6 +31,9 @@ function isStoreUnavailable(err: unknown): boolean {
   );
 }
 
+/** Seconds after which a request refused for a lost store may be retried (the pool reconnects by itself). */
+const STORE_RETRY_AFTER_S = 5;
+
 const tooLarge = () =>
   new AppError('PAYLOAD_TOO_LARGE', 'Request body exceeds the 1 MiB limit', {
     field: 'body',
@@ -78,10 +81,10 @@ export function toAppError(err: unknown): AppError {
     return new AppError(
       'SERVICE_UNAVAILABLE',
       'Storage is unavailable; nothing was recorded, retry later',
-      undefined,
-      {
-        'retry-after': '5',
-      },
+      // In the body too, as a vendor's 503 has it: a client reading the flat format's VENDOR
+      // type (the contract's only 503 type) finds when to retry where it looks for it.
+      { retry_after: STORE_RETRY_AFTER_S },
+      { 'retry-after': String(STORE_RETRY_AFTER_S) },
     );
   const status = typeof fe.statusCode === 'number' ? fe.statusCode : 500;
   if (status === 413) return tooLarge();

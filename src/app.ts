@@ -90,7 +90,16 @@ export async function buildApp(deps: Deps, opts: { logger?: Logger | false } = {
       info: {
         title: 'MiCA compliance service',
         version: '1.0',
-        description: 'Rule evaluation, wallet screening, travel-rule validation and webhook intake.',
+        description: [
+          'Rule evaluation, wallet screening, travel-rule validation and webhook intake.',
+          '',
+          'Every answer to an authenticated request carries `X-RateLimit-Limit`, `X-RateLimit-Remaining`',
+          'and `X-RateLimit-Reset` (Unix seconds); a 429 adds `Retry-After` (seconds). A 503 (storage',
+          'unavailable, or a vendor circuit breaker open) carries `Retry-After` and `details.retry_after`.',
+          'Errors are nested (`{error:{code,message,details}}`) on evaluation, audit, alert, case and',
+          'console endpoints, flat (`{error,type,details,statusCode}`) on screening, travel-rule,',
+          'circuit-breaker and cache endpoints.',
+        ].join('\n'),
       },
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
     },

@@ -342,6 +342,21 @@ describe('documentation and health', () => {
     const op = doc.paths['/api/mica/evaluate'].post;
     assert.ok(op.requestBody.content['application/json'].schema.properties.trigger_type);
     assert.ok(op.responses['200']);
+    // The audit endpoints' answer, page or export, and the rule catalogue's entries are documented.
+    for (const path of ['/api/mica/audit/evaluations', '/api/mica/audit/actions'])
+      assert.deepEqual(Object.keys(doc.paths[path].get.responses['200'].content).sort(), [
+        'application/json',
+        'text/csv',
+      ]);
+    const rule =
+      doc.paths['/api/mica/rules'].get.responses['200'].content['application/json'].schema.properties.items
+        .items;
+    for (const field of ['id', 'name', 'article', 'contexts', 'result', 'severity', 'actions', 'conditions'])
+      assert.ok(rule.properties[field], `rules: ${field}`);
+    // Errors every store-backed endpoint can give, and the headers of every answer.
+    for (const status of ['400', '429', '503'])
+      assert.ok(doc.paths['/api/mica/evaluations/{evaluation_id}'].get.responses[status], status);
+    assert.match(doc.info.description, /X-RateLimit-Remaining/);
     const docs = await t.app.inject({ method: 'GET', url: '/docs/' });
     assert.equal(docs.statusCode, 200);
   });

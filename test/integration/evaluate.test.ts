@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { listCatalogue } from '../../src/domain/rules/catalogue.ts';
+import { DEFAULT_RULE_SETTINGS } from '../../src/domain/rules/settings.ts';
 import { clientWithKey, startTestApp, type TestApp } from '../helpers/harness.ts';
 
 const RESPONSE_FIELDS = [
@@ -282,6 +284,8 @@ describe('POST /api/mica/evaluate', () => {
     assert.equal(rules.length, 20);
     assert.ok(rules.every((r: Record<string, unknown>) => r.id && r.name && r.article && r.severity));
     assert.ok(!rules.some((r: { id: string }) => r.id === 'MICA-RPT-003'));
+    // The documented response schema serialises the catalogue whole: nothing dropped or altered.
+    assert.deepEqual(rules, JSON.parse(JSON.stringify(listCatalogue(DEFAULT_RULE_SETTINGS))));
   });
 
   it('applies per-client settings: thresholds, disabled rules, high-risk list', async () => {

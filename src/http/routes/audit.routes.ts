@@ -7,6 +7,34 @@ import type { AuditService } from '../../services/audit.service.ts';
 import { principalOf } from '../plugins/auth.ts';
 import { NestedError } from '../schemas/common.schema.ts';
 
+/**
+ * The answer of an audit endpoint: a page by default; with `format` a streamed export of every
+ * match (`json`: an array of the same rows; `csv`: the same columns, a header line first).
+ */
+function auditAnswer(row: string) {
+  const rows = Type.Array(Type.Object({}, { additionalProperties: true, description: row }));
+  return {
+    description: 'A page (no format), or with format=json|csv a streamed export of every match',
+    content: {
+      'application/json': {
+        schema: Type.Union([
+          Type.Object({ items: rows, next_cursor: Type.Union([Type.String(), Type.Null()]) }),
+          rows,
+        ]),
+      },
+      'text/csv': { schema: Type.String({ description: 'the rows as CSV, header line first' }) },
+    },
+  };
+}
+
+const auditErrors = {
+  400: NestedError,
+  401: NestedError,
+  429: NestedError,
+  500: NestedError,
+  503: NestedError,
+};
+
 export const AuditQuerySchema = Type.Object({
   from: Type.Optional(
     Type.String({ description: 'ISO 8601 date or date-time (a date is its UTC midnight)' }),
@@ -63,7 +91,12 @@ export const auditRoutes =
           summary: 'Audit rows of mica_rule_evaluations, newest first; format=csv|json streams every match',
           security: [{ bearer: [] }],
           querystring: AuditQuerySchema,
-          response: { 400: NestedError, 401: NestedError, 429: NestedError },
+          response: {
+            200: auditAnswer(
+              'one row of mica_rule_evaluations: the columns of the spec (client_id, evaluation_id, rule_id, result, trigger_type, …) in the order of the CSV export',
+            ),
+            ...auditErrors,
+          },
         },
       },
       async (req, reply) => {
@@ -84,7 +117,12 @@ export const auditRoutes =
             'Executed actions (type, outcome, time, executor, evidence), newest first; format=csv|json streams every match',
           security: [{ bearer: [] }],
           querystring: ActionQuerySchema,
-          response: { 400: NestedError, 401: NestedError, 429: NestedError },
+          response: {
+            200: auditAnswer(
+              'one executed action: type, outcome, time (UTC), executor, evidence, with its evaluation',
+            ),
+            ...auditErrors,
+          },
         },
       },
       async (req, reply) => {

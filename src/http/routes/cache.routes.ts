@@ -24,7 +24,15 @@ const InvalidateBody = Type.Object(
   { additionalProperties: false },
 );
 
-const flatErrors = { 400: FlatError, 401: FlatError, 403: FlatError, 429: FlatError, 500: FlatError };
+const flatErrors = {
+  400: FlatError,
+  401: FlatError,
+  403: FlatError,
+  413: FlatError,
+  429: FlatError,
+  500: FlatError,
+  503: FlatError,
+};
 
 /** A selection that names entries of a cache it does not touch is a mistake, not a no-op. */
 function selectionErrors(b: InvalidateRequest): string[] {

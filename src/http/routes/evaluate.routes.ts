@@ -42,7 +42,7 @@ export const evaluateRoutes =
           summary: 'One stored evaluation, as it was returned',
           security: [{ bearer: [] }],
           params: Type.Object({ evaluation_id: Type.String({ maxLength: 64 }) }),
-          response: { 200: EvaluationResponseSchema, 401: NestedError, 404: NestedError },
+          response: { 200: EvaluationResponseSchema, ...nestedErrorResponses },
         },
       },
       async (req, reply) => {

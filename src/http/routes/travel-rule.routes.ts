@@ -29,6 +29,7 @@ export const travelRuleRoutes =
             413: FlatError,
             429: FlatError,
             500: FlatError,
+            503: FlatError,
           },
         },
       },

@@ -47,4 +47,5 @@ export const nestedErrorResponses = {
   413: NestedError,
   429: NestedError,
   500: NestedError,
+  503: NestedError,
 };

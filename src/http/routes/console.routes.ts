@@ -109,13 +109,27 @@ export const consoleApiRoutes =
             'Every case and alert transition (history entries), oldest first; format=csv|json streams all',
           security,
           querystring: TransitionQuerySchema,
-          response: { 200: listOf(TransitionSchema), ...nestedErrorResponses },
+          response: {
+            200: {
+              description:
+                'A page (no format), or with format=json|csv a streamed export of every transition',
+              content: {
+                'application/json': {
+                  schema: Type.Union([listOf(TransitionSchema), Type.Array(TransitionSchema)]),
+                },
+                'text/csv': {
+                  schema: Type.String({ description: 'the transitions as CSV, header line first' }),
+                },
+              },
+            },
+            ...nestedErrorResponses,
+          },
         },
       },
       async (req, reply) => {
         const p = principalOf(req);
         const { format, ...q } = req.query;
-        if (!format) return svc.transitions(p, q);
+        if (!format) return (await svc.transitions(p, q)) as never;
         const chunks = await svc.exportTransitions(p, q, format);
         const stamp = new Date().toISOString().replaceAll(':', '').slice(0, 15);
         reply

@@ -357,6 +357,14 @@ describe('documentation and health', () => {
     for (const status of ['400', '429', '503'])
       assert.ok(doc.paths['/api/mica/evaluations/{evaluation_id}'].get.responses[status], status);
     assert.match(doc.info.description, /X-RateLimit-Remaining/);
+    // A webhook's body and signature header, documented (the route reads the raw bytes itself).
+    const hook = doc.paths['/api/webhooks/screening'].post;
+    assert.deepEqual(hook.requestBody.content['application/json'].schema.required, ['id', 'event', 'data']);
+    assert.ok(
+      hook.parameters.some(
+        (p: { in: string; name: string }) => p.in === 'header' && p.name === 'x-screening-signature',
+      ),
+    );
     const docs = await t.app.inject({ method: 'GET', url: '/docs/' });
     assert.equal(docs.statusCode, 200);
   });

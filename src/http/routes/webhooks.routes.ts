@@ -23,6 +23,49 @@ const errors = {
 };
 
 /**
+ * A kind's delivery as the intake reads it (domain/webhooks/payload.ts), for the OpenAPI document
+ * only: the route itself reads the raw bytes, checks the signature first, and validates after.
+ */
+function documentedBody(kind: (typeof WEBHOOK_KINDS)[number]) {
+  const spec = KIND_SPECS[kind];
+  const id = Type.String({ minLength: 1, maxLength: 256 });
+  return Type.Object(
+    {
+      id: Type.String({
+        minLength: 1,
+        maxLength: 256,
+        description: 'delivery id; a repeat is a 409 DUPLICATE_ALERT',
+      }),
+      event: Type.Union(Object.keys(spec.events).map((e) => Type.Literal(e))),
+      created_at: Type.Optional(Type.String({ format: 'date-time' })),
+      data: Type.Object(
+        {
+          [spec.vendorObjectIdField]: id,
+          customer_id: Type.Optional(id),
+          transaction_id: Type.Optional(id),
+          severity: Type.Optional(
+            Type.Union(['low', 'medium', 'high', 'critical'].map((v) => Type.Literal(v))),
+          ),
+          risk_score: Type.Optional(
+            Type.Number({ minimum: 0, maximum: 100, description: 'severity when none is given' }),
+          ),
+          ...(kind === 'kyc'
+            ? {
+                decision: Type.Optional(
+                  Type.Union(['approved', 'declined', 'review'].map((v) => Type.Literal(v))),
+                ),
+              }
+            : {}),
+          reason: Type.Optional(Type.String()),
+        },
+        { additionalProperties: true, description: 'the vendor object; kept whole with the alert' },
+      ),
+    },
+    { additionalProperties: true },
+  );
+}
+
+/**
  * POST /api/webhooks/{txmon-a,txmon-b,kyc,screening}. The order is the contract's: limits, then
  * the signature over the bytes as received, then the JSON; a forged delivery is a 401 whatever it
  * contains, and leaves nothing behind but a security log line.
@@ -37,7 +80,29 @@ export const webhookRoutes =
       app.post(
         `/api/webhooks/${kind}`,
         {
-          config: { auth: 'none', errorFormat: 'webhook' },
+          config: {
+            auth: 'none',
+            errorFormat: 'webhook',
+            // The document shows the body and the signature header; Fastify does not validate them
+            // here (the signature comes first, over the raw bytes).
+            swaggerTransform: ({ schema, url }) => ({
+              schema: {
+                ...schema,
+                body: documentedBody(kind),
+                headers: Type.Object({
+                  [header]: Type.String({
+                    description: 'HMAC-SHA256 of the body, hex (sha256= prefix allowed)',
+                  }),
+                  [TIMESTAMP_HEADER]: Type.Optional(
+                    Type.String({
+                      description: 'Unix seconds; when sent, the HMAC covers `<timestamp>.<body>`',
+                    }),
+                  ),
+                }),
+              } as never,
+              url,
+            }),
+          },
           onRequest: async (_req, reply) => {
             const decision = await deps.intake.limit(kind);
             setRateLimitHeaders(reply, decision);

@@ -87,7 +87,14 @@ const Note = Type.String({ maxLength: 2000 });
 export const AlertTransitionBody = Type.Object(
   {
     to: Enum(ALERT_STATUSES),
-    resolution: Type.Optional(Nullable(Type.String({ maxLength: 64 }))),
+    resolution: Type.Optional(
+      Nullable(
+        Type.String({
+          maxLength: 64,
+          description: 'true_positive or false_positive: required with to = closed, refused otherwise',
+        }),
+      ),
+    ),
     note: Type.Optional(Nullable(Note)),
     case_id: Type.Optional(
       Type.String({ format: 'uuid', description: 'with to = escalated: join this case' }),
@@ -99,7 +106,14 @@ export const AlertTransitionBody = Type.Object(
 export const CaseTransitionBody = Type.Object(
   {
     to: Enum(CASE_STATUSES),
-    resolution: Type.Optional(Nullable(Type.String({ maxLength: 64 }))),
+    resolution: Type.Optional(
+      Nullable(
+        Type.String({
+          maxLength: 64,
+          description: 'str_filed, report_filed or no_action: required with to = closed, refused otherwise',
+        }),
+      ),
+    ),
     note: Type.Optional(Nullable(Note)),
   },
   { additionalProperties: false },

@@ -30,7 +30,11 @@ const transactionFields = {
 };
 
 const walletFields = {
-  wallet_address: Type.String({ minLength: 1, maxLength: 256 }),
+  wallet_address: Type.String({
+    minLength: 1,
+    maxLength: 256,
+    description: 'validated for `blockchain` as on the wallet-screening endpoint (400 when invalid)',
+  }),
   blockchain: Enum(CHAIN_NAMES),
   wallet_risk_score: Type.Number({ minimum: 0, maximum: 100 }),
   wallet_risk_level: Enum(['low', 'medium', 'high', 'critical']),

@@ -10,7 +10,9 @@ const Text = (description?: string) => Type.String({ maxLength: 1024, descriptio
 const Originator = Type.Object(
   {
     name: Type.Optional(Text('full name')),
-    wallet_address: Type.Optional(Text('account number or wallet address')),
+    wallet_address: Type.Optional(
+      Text('wallet address, validated for the transfer’s blockchain (given or inferred; 400 when invalid)'),
+    ),
     geographic_address: Type.Optional(Text()),
     national_id: Type.Optional(Text()),
     date_of_birth: Type.Optional(Type.String({ format: 'date', description: 'extension' })),
@@ -22,7 +24,9 @@ const Originator = Type.Object(
 const Beneficiary = Type.Object(
   {
     name: Type.Optional(Text('full name')),
-    wallet_address: Type.Optional(Text('account number or wallet address')),
+    wallet_address: Type.Optional(
+      Text('wallet address, validated for the transfer’s blockchain (given or inferred; 400 when invalid)'),
+    ),
     casp_name: Type.Optional(Text('name of the counterparty service provider')),
     casp_lei: Type.Optional(
       Type.String({ pattern: '^[0-9A-Z]{18}[0-9]{2}$', description: 'ISO 17442 LEI (mod 97-10 checked)' }),

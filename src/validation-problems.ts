@@ -1,4 +1,5 @@
 import type { ErrorObject } from 'ajv';
+import { COUNTRY_FORMAT } from './domain/country-codes.ts';
 
 // Ajv's errors (and TypeBox's, which have their shape) as the contract reports them: one problem
 // per field, `<field>: Required` or `<field>: Must be one of: …` (CONTRACT §3). Shared by the HTTP
@@ -42,7 +43,7 @@ function reasonOf(e: ErrorObject): string {
     case 'pattern':
       return 'Invalid format';
     case 'format':
-      return p.format === 'iso-country-code'
+      return p.format === COUNTRY_FORMAT
         ? 'Must be an ISO 3166-1 alpha-2 country code'
         : `Must be a valid ${String(p.format)}`;
     default:

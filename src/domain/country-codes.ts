@@ -19,11 +19,17 @@ export function isIsoCountryCode(code: string): boolean {
 }
 
 /**
- * A country code the service takes in customer and transfer data: an assigned ISO 3166-1 alpha-2
- * code, or XK. Kosovo has no ISO code; XK is the user-assigned code the European Commission and
- * most KYC vendors use for it, so an EU CASP's customers arrive with it. (IVMS101 messages keep to
- * ISO codes: isIsoCountryCode.)
+ * The country codes the service takes in customer and transfer data: the assigned ISO 3166-1
+ * alpha-2 codes, and XK. Kosovo has no ISO code; XK is the user-assigned code the European
+ * Commission and most KYC vendors use for it, so an EU CASP's customers arrive with it. (IVMS101
+ * messages keep to ISO codes: isIsoCountryCode.)
  */
+export const COUNTRY_CODES: ReadonlySet<string> = new Set([...ISO_COUNTRY_CODES, 'XK']);
+
+/** True for a code of COUNTRY_CODES (upper case). */
 export function isCountryCode(code: string): boolean {
-  return ISO_COUNTRY_CODES.has(code) || code === 'XK';
+  return COUNTRY_CODES.has(code);
 }
+
+/** The JSON Schema format of a country field: a code of COUNTRY_CODES in any case (http/validation.ts). */
+export const COUNTRY_FORMAT = 'iso-country-code';

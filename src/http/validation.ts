@@ -1,15 +1,12 @@
 import { Ajv, type ErrorObject } from 'ajv';
 import addFormatsImport from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
-import { isCountryCode } from '../domain/country-codes.ts';
+import { COUNTRY_FORMAT, isCountryCode } from '../domain/country-codes.ts';
 import { isStorable } from '../storage/storable.ts';
 
 // ajv-formats is CommonJS; its default export arrives wrapped under ESM.
 const addFormats = ((addFormatsImport as unknown as { default?: unknown }).default ??
   addFormatsImport) as unknown as (ajv: Ajv) => void;
-
-/** The JSON Schema format of a country field (schemas/evaluate.schema.ts). */
-export const COUNTRY_FORMAT = 'iso-country-code';
 
 function makeAjv(coerce: boolean): Ajv {
   const ajv = new Ajv({

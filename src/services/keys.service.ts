@@ -157,10 +157,10 @@ export function createKeysService(deps: {
       );
       // Changed between the read and the rotation (a concurrent rotate or revoke): say what it is now.
       if (!rotated) {
-        const now_ = await deps.keys.byId(keyId);
+        const current = await deps.keys.byId(keyId);
         throw new AppError(
           'INVALID_REQUEST',
-          `key ${keyId} ${(now_ && rotationRefusal(now_, at)) ?? 'cannot be rotated'}`,
+          `key ${keyId} ${(current && rotationRefusal(current, at)) ?? 'cannot be rotated'}`,
         );
       }
       cache.clear();

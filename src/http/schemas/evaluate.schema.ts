@@ -1,4 +1,5 @@
 import { type Static, type TSchema, Type } from 'typebox';
+import { COUNTRY_FORMAT } from '../../domain/country-codes.ts';
 import { Enum, NonNegative } from './common.schema.ts';
 
 export const TRIGGER_TYPES = ['transaction', 'wallet_screen', 'travel_rule', 'periodic', 'manual'] as const;
@@ -6,7 +7,7 @@ export const ENTITY_TYPES = ['transaction', 'wallet', 'transfer', 'customer', 'g
 export const CHAIN_NAMES = ['ethereum', 'bitcoin', 'polygon', 'binance-smart-chain', 'solana'] as const;
 
 const Country = Type.String({
-  format: 'iso-country-code',
+  format: COUNTRY_FORMAT,
   description: 'ISO 3166-1 alpha-2 country code, any case (XK for Kosovo accepted)',
 });
 const Id = Type.String({ minLength: 1, maxLength: 256 });

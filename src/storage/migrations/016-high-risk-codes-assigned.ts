@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { ISO_COUNTRY_CODES } from '../../domain/country-codes.ts';
+import { COUNTRY_CODES } from '../../domain/country-codes.ts';
 import { runStatements } from './run-statements.ts';
 
 /**
@@ -8,8 +8,7 @@ import { runStatements } from './run-statements.ts';
  * dropped, so that the client's settings still load (they are checked on every load).
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
-  const codes = [...ISO_COUNTRY_CODES, 'XK'];
-  const list = codes.map((c) => `'${c}'`).join(',');
+  const list = [...COUNTRY_CODES].map((c) => `'${c}'`).join(',');
   await runStatements(
     db,
     `UPDATE clients

@@ -3,7 +3,7 @@ import {
   type RateLimiterAbstract,
   RateLimiterMemory,
   RateLimiterRedis,
-  RateLimiterRes,
+  type RateLimiterRes,
 } from 'rate-limiter-flexible';
 
 /** A client's (or a webhook scope's) limits; burst and day are optional. */

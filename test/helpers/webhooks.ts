@@ -68,9 +68,11 @@ export interface SignOptions {
 
 /** An inject() request for a delivery signed with `secret` over the exact bytes sent. */
 export function signed(kind: WebhookKind, secret: string, body: unknown, o: SignOptions = {}): InjectOptions {
-  const raw = typeof body === 'string' ? body : JSON.stringify(body);
+  // A Buffer is sent as it is (bytes that need not be UTF-8).
+  const raw = typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body);
   const ts = o.timestamp === undefined ? undefined : String(o.timestamp);
-  const sig = o.signature ?? computeSignature(secret, Buffer.from(raw, 'utf8'), ts);
+  const sig =
+    o.signature ?? computeSignature(secret, Buffer.isBuffer(raw) ? raw : Buffer.from(raw, 'utf8'), ts);
   const headers: Record<string, string> = { 'content-type': 'application/json', ...o.extraHeaders };
   const header = o.header === undefined ? KIND_SPECS[kind].signatureHeader : o.header;
   if (header !== null) headers[header] = o.prefix ? `sha256=${sig}` : sig;

@@ -20,7 +20,7 @@ describe('evaluation errors (nested format, CONTRACT §3)', () => {
       method: 'POST',
       url: '/api/mica/evaluate',
       headers: { ...auth, 'content-type': 'application/json', ...headers },
-      payload: typeof payload === 'string' ? payload : JSON.stringify(payload),
+      payload: typeof payload === 'string' || Buffer.isBuffer(payload) ? payload : JSON.stringify(payload),
     });
 
   async function expect400(payload: string | object, field: string, reason?: RegExp | string) {
@@ -229,6 +229,20 @@ describe('evaluation errors (nested format, CONTRACT §3)', () => {
     );
     const ok = await send(
       '{"client_id":"acme","trigger_type":"transaction","data":{"customer_id":"\\ud83d\\ude00 \\\\u0000"}}',
+    );
+    assert.equal(ok.statusCode, 200, ok.body);
+  });
+
+  it('a body that is not UTF-8 is a 400, while a U+FFFD sent as UTF-8 is kept', async () => {
+    // 0xff decodes to U+FFFD: accepted, the audit trail would keep a request other than the one sent.
+    const bytes = (s: string) => Buffer.from(s, 'latin1');
+    await expect400(
+      bytes('{"client_id":"acme","trigger_type":"transaction","data":{"customer_id":"a\xffb"}}'),
+      'body',
+      'Invalid UTF-8',
+    );
+    const ok = await send(
+      Buffer.from('{"client_id":"acme","trigger_type":"transaction","data":{"customer_id":"a\ufffdb"}}'),
     );
     assert.equal(ok.statusCode, 200, ok.body);
   });

@@ -205,6 +205,38 @@ describe('webhook signatures', () => {
     );
   });
 
+  it('a repeated ?client= is a 401 like any unverifiable delivery, signed or not', async () => {
+    const body = JSON.stringify(vendorBody('txmon-a'));
+    for (const headers of [{}, signed('txmon-a', SECRET, body).headers as Record<string, string>]) {
+      const res = await app.inject({
+        method: 'POST',
+        url: '/api/webhooks/txmon-a?client=acme&client=globex',
+        headers: { 'content-type': 'application/json', ...headers },
+        payload: body,
+      });
+      assert.equal(res.statusCode, 401, res.body);
+      assert.equal(res.json().error.code, 'UNAUTHORIZED');
+    }
+  });
+
+  it('a signed body that is not UTF-8 is a 400, and nothing is stored', async () => {
+    const id = `latin1-${Date.now()}`;
+    const raw = Buffer.from(
+      JSON.stringify(vendorBody('txmon-a', { id, data: { reason: 'a\u00ffb' } })).replace('\\u00ff', '\xff'),
+      'latin1',
+    );
+    assert.ok(raw.includes(0xff));
+    const res = await app.inject(signed('txmon-a', SECRET, raw));
+    assert.equal(res.statusCode, 400, res.body);
+    assert.equal(res.json().error.code, 'BAD_REQUEST');
+    const stored = await t.deps.db
+      .selectFrom('webhook_deliveries')
+      .select('delivery_id')
+      .where('delivery_id', '=', id)
+      .execute();
+    assert.equal(stored.length, 0);
+  });
+
   it('property: any body signed with the right secret is accepted or refused with 400/409, never 5xx', async () => {
     const jsonish = fc.oneof(
       fc.string(),

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import type { FastifyInstance } from 'fastify';
 import secureJson from 'secure-json-parse';
 import { AppError, type ErrorDetails } from '../../errors.ts';
@@ -63,6 +64,13 @@ const FORBIDDEN_KEY_MESSAGE = 'Object contains forbidden prototype property';
 export function parseJsonBody(body: Buffer): unknown {
   if (body.length === 0) return undefined;
   const text = body.toString('utf8');
+  // JSON is UTF-8 (RFC 8259 §8.1). A stray byte would be decoded as U+FFFD, so the request kept in
+  // the audit trail (or a webhook's parsed body) would differ from the bytes sent and signed.
+  if (text.includes('\uFFFD') && !isUtf8(body))
+    throw new AppError('INVALID_REQUEST', 'Request body is not valid UTF-8', {
+      field: 'body',
+      reason: 'Invalid UTF-8',
+    });
   if (bracketsOver(text, MAX_DEPTH) && nestingDepth(text) > MAX_DEPTH)
     throw new AppError('INVALID_REQUEST', `Request body is nested deeper than ${MAX_DEPTH} levels`, {
       field: 'body',

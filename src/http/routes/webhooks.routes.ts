@@ -65,6 +65,22 @@ function documentedBody(kind: (typeof WEBHOOK_KINDS)[number]) {
   );
 }
 
+/** `?client=`, documented only: it is read after the limits, with the signature (clientParam). */
+const ClientQuery = Type.Object({
+  client: Type.Optional(Type.String({ description: "restricts verification to that client's registration" })),
+});
+
+/**
+ * `?client=` as the signature check takes it. A repeated parameter names no one client: refused
+ * with the signature's 401 (SignatureRejected), not a 400 that would answer an unsigned request
+ * before its signature was looked at.
+ */
+function clientParam(query: unknown): string | undefined {
+  const client = (query as Record<string, unknown> | undefined)?.client;
+  if (client === undefined || typeof client === 'string') return client;
+  throw new SignatureRejected('ambiguous_tenant');
+}
+
 /**
  * POST /api/webhooks/{txmon-a,txmon-b,kyc,screening}. The order is the contract's: limits, then
  * the signature over the bytes as received, then the JSON; a forged delivery is a 401 whatever it
@@ -89,6 +105,7 @@ export const webhookRoutes =
               schema: {
                 ...schema,
                 body: documentedBody(kind),
+                querystring: ClientQuery,
                 headers: Type.Object({
                   [header]: Type.String({
                     description: 'HMAC-SHA256 of the body, hex (sha256= prefix allowed)',
@@ -118,7 +135,6 @@ export const webhookRoutes =
               `Signed with HMAC-SHA256 (lower-case hex, optional sha256= prefix) in \`${header}\`, over ` +
               `the raw body, or over \`<timestamp>.<body>\` when \`${TIMESTAMP_HEADER}\` is sent (±300 s). ` +
               '`?client=<id>` restricts verification to that client’s registration.',
-            querystring: Type.Object({ client: Type.Optional(Type.String()) }),
             response: { 200: Ack, ...errors },
           },
         },
@@ -126,7 +142,7 @@ export const webhookRoutes =
           const rawBody = req.rawBody ?? Buffer.alloc(0);
           let clientId: string;
           try {
-            clientId = await deps.intake.authenticate(kind, rawBody, req.headers, req.query.client);
+            clientId = await deps.intake.authenticate(kind, rawBody, req.headers, clientParam(req.query));
           } catch (e) {
             // The security trail: who tried and why it failed; never the body or any secret.
             if (e instanceof SignatureRejected)

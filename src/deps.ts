@@ -146,6 +146,7 @@ export async function createDeps(
   const travelRule = createTravelRuleService({
     evaluation,
     directory: () => casps.directory(),
+    clientContext,
     cache,
     stats: cacheStats,
     onCacheError: (err) => opts.logger?.warn({ err }, 'travel-rule cache unavailable; validating uncached'),

@@ -1,3 +1,4 @@
+import { type ClientRuleSettings, ruleSetVersion } from '../domain/rules/index.ts';
 // Cache keys of the result caches (CONTRACT §7), in one place so that the services that fill a
 // cache and the invalidation endpoint that empties it always agree on the format.
 // Client ids cannot hold ':' (clients.service), so `<ns>:<client_id>:` is an exact client prefix.
@@ -50,4 +51,13 @@ export function walletChainSuffix(blockchain: string): string {
 /** `travel:{client_id}:{transfer_id}`. */
 export function travelCacheKey(clientId: string, transferId: string): string {
   return `${cachePrefix('travel_rule', clientId)}${transferId}`;
+}
+
+/**
+ * The part of a cached answer's fingerprint that names the client's rule settings (thresholds,
+ * disabled rules, high-risk list): an answer decided under other settings is a miss, so a change
+ * takes effect as the settings are reloaded (AUTH_CACHE_MS), not when the entry expires.
+ */
+export function rulesFingerprint(settings: ClientRuleSettings | undefined): string {
+  return `rules=${settings ? ruleSetVersion(settings) : 'none'}`;
 }

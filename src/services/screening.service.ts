@@ -15,7 +15,7 @@ import {
 } from '../domain/screening/index.ts';
 import { AppError, validationError } from '../errors.ts';
 import { BreakerOpenError, VendorFailedError, type Vendors } from '../vendors/index.ts';
-import { CACHE_TTL_SECONDS, walletCacheKey } from './cache-keys.ts';
+import { CACHE_TTL_SECONDS, rulesFingerprint, walletCacheKey } from './cache-keys.ts';
 import type { CacheStatsService } from './cache-stats.service.ts';
 import type { ClientContext, EvaluationService } from './evaluation.service.ts';
 import type { Principal } from './keys.service.ts';
@@ -133,11 +133,13 @@ export function createScreeningService(deps: {
 
       // Names and the ownership facts change the answer, so a request with them is neither served
       // from nor stored in the cache; the amount does not. The list versions and the vendors in use
-      // fingerprint an entry: after an import (or a change of vendors) the old entry is a miss.
+      // fingerprint an entry: after an import (or a change of vendors) the old entry is a miss; so
+      // does the client's rule-set version (a changed threshold is a miss too).
       const cacheable =
         names.length === 0 && req.self_hosted_wallet === undefined && req.ownership_verified === undefined;
+      const ctx = await deps.clientContext(principal.clientId);
       const key = walletCacheKey(principal.clientId, req.wallet_address, req.blockchain);
-      const fingerprint = `lists=${lists.tag};vendors=${deps.vendors.names.join(',')}`;
+      const fingerprint = `lists=${lists.tag};vendors=${deps.vendors.names.join(',')};${rulesFingerprint(ctx?.settings)}`;
       if (cacheable) {
         const cached = await cacheGet(key);
         const hit = cached?.startsWith(`${fingerprint}\n`) === true;
@@ -153,7 +155,6 @@ export function createScreeningService(deps: {
       const matches = addressHits.map(addressMatch);
       let nameScore: number | undefined;
       if (names.length > 0) {
-        const ctx = await deps.clientContext(principal.clientId);
         const threshold = ctx?.settings.thresholds.name_match_score ?? DEFAULT_NAME_THRESHOLD;
         const found = names
           .flatMap((n) => lists.names.search(n, threshold))

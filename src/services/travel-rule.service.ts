@@ -12,9 +12,9 @@ import {
   verifyCounterparty,
 } from '../domain/travel-rule/index.ts';
 import { validationError } from '../errors.ts';
-import { CACHE_TTL_SECONDS, travelCacheKey } from './cache-keys.ts';
+import { CACHE_TTL_SECONDS, rulesFingerprint, travelCacheKey } from './cache-keys.ts';
 import type { CacheStatsService } from './cache-stats.service.ts';
-import type { EvaluationService } from './evaluation.service.ts';
+import type { ClientContext, EvaluationService } from './evaluation.service.ts';
 import type { Principal } from './keys.service.ts';
 
 /** The response of POST /api/mica/travel-rule-validation (service-spec, CONTRACT §7). */
@@ -96,12 +96,13 @@ function evaluationData(
  * Travel-rule validation: the domain checks the body, grades completeness, detects self-hosted
  * beneficiaries and verifies the counterparty; the rules run through the evaluation service, so the
  * evaluation is audited exactly like POST /evaluate. Answers are cached per client and transfer
- * with a fingerprint of the body and of the directory version: a changed body, or a new directory,
- * is validated again rather than served stale.
+ * with a fingerprint of the body, the directory version and the client's rule-set version: a changed
+ * body, a new directory or changed settings are validated again rather than served stale.
  */
 export function createTravelRuleService(deps: {
   evaluation: Pick<EvaluationService, 'evaluate'>;
   directory: () => Promise<CaspDirectory & { version: number }>;
+  clientContext: (clientId: string) => Promise<Pick<ClientContext, 'settings'> | undefined>;
   cache: Pick<Cache, 'get' | 'set'>;
   stats: Pick<CacheStatsService, 'record'>;
   onCacheError?: (err: unknown) => void;
@@ -122,7 +123,8 @@ export function createTravelRuleService(deps: {
       const directory = await deps.directory();
 
       const key = travelCacheKey(principal.clientId, transfer.transfer_id);
-      const fingerprint = `${sha256Hex(canonicalJson(body))}.${directory.version}`;
+      const ctx = await deps.clientContext(principal.clientId);
+      const fingerprint = `${sha256Hex(canonicalJson(body))}.${directory.version}.${rulesFingerprint(ctx?.settings)}`;
       const cached = await cacheGet(key);
       if (cached?.startsWith(`${fingerprint}\n`)) {
         deps.stats.record(principal.clientId, 'travel_rule', true);

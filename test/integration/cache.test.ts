@@ -118,6 +118,39 @@ describe('travel-rule cache, statistics and invalidation', () => {
     assert.equal(await evaluations('tr-c-dir'), 2);
   });
 
+  it('changed client settings make cached answers stale: travel rule and wallet screening', async () => {
+    // A self-hosted EUR 1,500 transfer without proof of ownership: blocked by MICA-CDD-003 at the
+    // default threshold (1,000), allowed at 2,000.
+    const selfHosted = completeBody('tr-c-settings', { amount_eur: 1500 });
+    delete (selfHosted.beneficiary as Record<string, unknown>).casp_lei;
+    delete (selfHosted.beneficiary as Record<string, unknown>).casp_name;
+    const settings = (s: Record<string, unknown>) =>
+      t.deps.commands('clients.settings', { client_id: clientId, settings: s }, 'test');
+    const screen = async () => {
+      const res = await t.app.inject({
+        method: 'GET',
+        url: `/api/mica/wallet-screening?wallet_address=${ETH}&blockchain=ethereum`,
+        headers: auth,
+      });
+      assert.equal(res.statusCode, 200, res.body);
+      return res.json().rule_evaluation.actions as string[];
+    };
+    const blocked = async () => (await validate(selfHosted)).json().rule_evaluation.should_block as boolean;
+    try {
+      await settings({ thresholds: { self_hosted_amount_eur: 2000 } });
+      assert.equal(await blocked(), false);
+      const clean = await screen();
+      assert.ok(!clean.includes('REVIEW'), clean.join());
+      assert.equal(await blocked(), false, 'cached');
+      // Back to the default threshold, and every wallet's risk score now calls for a review.
+      await settings({ thresholds: { wallet_risk_score: 0 } });
+      assert.equal(await blocked(), true, 'decided again under the new settings');
+      assert.ok((await screen()).includes('REVIEW'));
+    } finally {
+      await settings({});
+    }
+  });
+
   it('stats and entries are per client', async () => {
     const other = await stats(otherAuth);
     assert.equal(other.travel_rule.total_requests, 0);

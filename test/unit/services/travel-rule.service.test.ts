@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createMemoryCache } from '../../../src/cache/memory.cache.ts';
+import { resolveRuleSettings } from '../../../src/domain/rules/settings.ts';
 import type { RuleResult } from '../../../src/domain/rules/types.ts';
 import { caspDirectoryFrom } from '../../../src/domain/travel-rule/index.ts';
 import { AppError } from '../../../src/errors.ts';
@@ -71,6 +72,7 @@ describe('travel-rule actions (CONTRACT §7)', () => {
 });
 
 function setup(opts: { failingCache?: boolean } = {}) {
+  const context = { settings: resolveRuleSettings(undefined) };
   const evaluated: EvaluationRequest[] = [];
   const memory = createMemoryCache();
   const cache = opts.failingCache
@@ -96,12 +98,13 @@ function setup(opts: { failingCache?: boolean } = {}) {
       },
     },
     directory: async () => Object.assign(caspDirectoryFrom([]), { version: 1 }),
+    clientContext: async () => context,
     cache,
     stats,
     onCacheError: (e) => cacheErrors.push(e),
     now: () => new Date('2026-01-01T00:00:00Z'),
   });
-  return { service, evaluated, stats, cacheErrors };
+  return { service, evaluated, stats, cacheErrors, context };
 }
 
 const body = (id: string, extra: Record<string, unknown> = {}) => ({
@@ -138,6 +141,18 @@ describe('travel-rule service', () => {
     const s = await stats.stats('acme');
     assert.equal(s.travel_rule.total_requests, 3);
     assert.equal(s.travel_rule.cache_size, 1);
+  });
+
+  it('changed client settings make a cached answer a miss (it was decided under the old ones)', async () => {
+    const { service, evaluated, context } = setup();
+    await service.validate(principal, body('t1'));
+    await service.validate(principal, body('t1'));
+    assert.equal(evaluated.length, 1);
+    context.settings = resolveRuleSettings({ thresholds: { self_hosted_amount_eur: 2000 } });
+    await service.validate(principal, body('t1'));
+    assert.equal(evaluated.length, 2);
+    await service.validate(principal, body('t1'));
+    assert.equal(evaluated.length, 2, 'and the new answer is cached');
   });
 
   it('rejects an invalid body with every error before touching the cache', async () => {

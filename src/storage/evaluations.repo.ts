@@ -316,6 +316,9 @@ function batchStatement(
   `;
 }
 
+/** The most one transaction adds to a window sum (see windowSums): 10^300 × 10^8 rows stays finite. */
+const CAPPED_AMOUNT = sql.raw('1e300::double precision');
+
 /** Batches of up to this many evaluations of one client go as rows of parameters (see rowsStatement). */
 const MAX_ROWS = 8;
 
@@ -613,12 +616,16 @@ export function createEvaluationsRepo(
      * in one round trip for many lookups (one per evaluation being served).
      */
     async windowSums(lookups: WindowLookup[]): Promise<number[]> {
+      // Each amount counts at most CAPPED_AMOUNT: any finite amount is accepted, and a sum of
+      // two near the double's limit would fail the statement with "value out of range: overflow"
+      // (every later evaluation of that customer with it). Far above any threshold, so no decision
+      // changes.
       // One lookup alone (an unsaturated service) goes as plain parameters, without the JSON.
       if (lookups.length === 1) {
         const l = lookups[0]!;
         const one = await database.executePrepared<{ total: number }>(
           sql`
-          SELECT coalesce(sum(amount_eur), 0) AS total FROM customer_transactions
+          SELECT coalesce(sum(least(amount_eur, ${CAPPED_AMOUNT})), 0) AS total FROM customer_transactions
            WHERE client_id = ${l.client_id} AND customer_id = ${l.customer_id}
              AND evaluated_at > ${l.since.toISOString()} AND transaction_id <> ${l.exclude} AND NOT blocked`.compile(
             db,
@@ -630,7 +637,7 @@ export function createEvaluationsRepo(
       const rows = await database.executePrepared<{ i: number; total: number }>(
         sql`
         SELECT q.i,
-               (SELECT coalesce(sum(t.amount_eur), 0) FROM customer_transactions t
+               (SELECT coalesce(sum(least(t.amount_eur, ${CAPPED_AMOUNT})), 0) FROM customer_transactions t
                  WHERE t.client_id = q.client_id AND t.customer_id = q.customer_id AND t.evaluated_at > q.since
                    AND t.transaction_id <> q.exclude AND NOT t.blocked) AS total
           FROM json_to_recordset(${JSON.stringify(lookups.map((l, i) => ({ i, ...l })))}::json)

@@ -6,7 +6,7 @@ import {
   type WindowLookup,
 } from '../../src/storage/evaluations.repo.ts';
 import { governanceRecord } from '../helpers/audit-records.ts';
-import { startTestApp, type TestApp } from '../helpers/harness.ts';
+import { clientWithKey, startTestApp, type TestApp } from '../helpers/harness.ts';
 
 /**
  * The rolling-window sums of MICA-CDD-002 read from the database (the store of several instances):
@@ -43,6 +43,9 @@ describe('rolling-window sums from the database', () => {
       tx('alice', 't3', 999, 40), // outside a 30-day window
       tx('alice', 't4', 5000, 2, true), // blocked: never counted
       tx('bob', 't5', 70, 3),
+      // Finite amounts whose sum is not: the sum must neither fail nor drop to nothing.
+      tx('huge', 't6', 1.7e308, 1),
+      tx('huge', 't7', 1.7e308, 2),
     ])
       await repo.insertBatch([r]);
   });
@@ -67,5 +70,34 @@ describe('rolling-window sums from the database', () => {
       await repo.windowSums(cases.map(([l]) => l)),
       cases.map(([, e]) => e),
     );
+  });
+
+  it('amounts whose sum exceeds the double range give a large finite sum, not an error', async () => {
+    const huge: WindowLookup = { client_id: 'win', customer_id: 'huge', since, exclude: 'none' };
+    for (const sums of [await repo.windowSums([huge]), await repo.windowSums([huge, cases[0]![0]])]) {
+      assert.ok(Number.isFinite(sums[0]) && sums[0]! >= 1e300, String(sums[0]));
+    }
+  });
+
+  it("MICA-CDD-002 still blocks after a customer's sum has passed the double range", async () => {
+    const { auth } = await clientWithKey(t, 'win-e2e');
+    const evaluate = async (id: string, amount: number, full: boolean) => {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/api/mica/evaluate',
+        headers: auth,
+        payload: {
+          client_id: 'win-e2e',
+          trigger_type: 'transaction',
+          trigger_entity_id: id,
+          data: { customer_id: 'huge', customer_verified: true, full_cdd_complete: full, amount_eur: amount },
+        },
+      });
+      assert.equal(res.statusCode, 200, res.body);
+      return res.json() as { should_block: boolean };
+    };
+    await evaluate('g1', 1.7e308, true);
+    await evaluate('g2', 1.7e308, true);
+    assert.equal((await evaluate('g3', 10, false)).should_block, true);
   });
 });

@@ -59,7 +59,8 @@ export const CDD_REPORTING_RULES: RuleDefinition[] = [
       const limit = settings.thresholds.cdd_amount_eur;
       const amount = f.num('amount_eur');
       const prior = env.priorCumulativeAmountEur;
-      const priorSum = typeof prior === 'number' && Number.isFinite(prior) ? prior : 0;
+      // An infinite sum (finite amounts can add up past the double's range) is over any limit.
+      const priorSum = typeof prior === 'number' && prior > 0 ? prior : 0;
       const single = amount !== undefined && amount >= limit;
       // Prior transactions alone never trigger: this rule judges this transaction. Without prior
       // transactions the sum is the amount itself, compared as given (no rounding to add).

@@ -21,11 +21,19 @@ export function createAuditChainService(deps: {
   const { db } = deps;
   const now = deps.now ?? (() => new Date());
 
+  /**
+   * Where the walk starts: the newest retention mark below the client's oldest stored row (or the
+   * newest of all once no row is left), else the genesis. Retention removes every row up to its
+   * mark, so a mark with rows still at or below it was not written by retention: the application
+   * role may insert marks, and trusting such a one would skip the rows it covers unverified.
+   */
   async function anchorOf(clientId: string): Promise<{ seq: number; hash: Uint8Array }> {
     const mark = await sql<{ seq: string; hash: Uint8Array }>`
-      SELECT seq, hash FROM audit_retention_marks WHERE client_id = ${clientId} ORDER BY seq DESC LIMIT 1`.execute(
-      db,
-    );
+      SELECT seq, hash FROM audit_retention_marks
+       WHERE client_id = ${clientId}
+         AND seq < coalesce((SELECT min(chain_seq) FROM evaluations WHERE client_id = ${clientId}),
+                            9223372036854775807)
+       ORDER BY seq DESC LIMIT 1`.execute(db);
     const m = mark.rows[0];
     return m ? { seq: Number(m.seq), hash: m.hash } : { seq: 0, hash: GENESIS };
   }

@@ -101,6 +101,23 @@ describe('tamper evidence of the audit store', () => {
     assert.equal(mid.first_break?.reason, 'row_missing');
   });
 
+  it('a retention mark over rows still stored does not hide a break below it', async () => {
+    // The application role may insert marks (retention records them through it); a forged one at
+    // the broken row (or at the head) must not start the walk past rows that are still there.
+    await tamper(
+      sql`UPDATE evaluations SET customer_id = 'someone-else' WHERE client_id = 'globex' AND chain_seq = 3`,
+    );
+    for (const seq of [3, 9]) {
+      await sql`INSERT INTO audit_retention_marks (client_id, seq, hash, removed_before)
+                SELECT client_id, chain_seq, row_hash, now() - interval '6 years' FROM evaluations
+                 WHERE client_id = 'globex' AND chain_seq = ${seq}`.execute(t.deps.db);
+      const res = await t.deps.auditChain.verify('globex');
+      assert.equal(res.ok, false, JSON.stringify(res));
+      assert.equal(res.first_break?.chain_seq, 3);
+      assert.equal(res.anchor_seq, 0);
+    }
+  });
+
   it('the operator commands refuse an unknown client; a known one without rows verifies empty', async () => {
     for (const [name, args] of [
       ['audit.verify', { client_id: 'nobody' }],

@@ -15,6 +15,7 @@ import * as m013 from './013-audit-text-compression.ts';
 import * as m014 from './014-alert-payload-order.ts';
 import * as m015 from './015-window-days-bound.ts';
 import * as m016 from './016-high-risk-codes-assigned.ts';
+import * as m017 from './017-retention-by-chain-position.ts';
 
 /** Migrations are compiled in, so a fresh clone migrates without reading a folder at run time. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -33,6 +34,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '014-alert-payload-order': m014,
   '015-window-days-bound': m015,
   '016-high-risk-codes-assigned': m016,
+  '017-retention-by-chain-position': m017,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

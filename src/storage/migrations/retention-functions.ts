@@ -26,7 +26,10 @@ export function retentionFunctions(verb: 'CREATE' | 'CREATE OR REPLACE', floor: 
       INSERT INTO audit_retention_marks (client_id, seq, hash, removed_before)
       VALUES (p_client, last_seq, last_hash, p_cutoff);
       PERFORM set_config('mica.maintenance', 'retention', true);
-      DELETE FROM evaluations WHERE client_id = p_client AND evaluated_at < p_cutoff;
+      -- Every row up to the mark, by chain position (a row linked before the last one past the
+      -- cutoff may carry a time a few milliseconds later): verification trusts a mark only where no
+      -- row at or below it remains (audit-chain.service.ts), so none may be left there.
+      DELETE FROM evaluations WHERE client_id = p_client AND chain_seq <= last_seq;
       GET DIAGNOSTICS n = ROW_COUNT;
       PERFORM set_config('mica.maintenance', '', true);
       RETURN n;

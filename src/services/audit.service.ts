@@ -1,4 +1,4 @@
-import { parseIsoInstant } from '../domain/rules/facts.ts';
+import { isStorableInstant, parseIsoInstant, STORABLE_INSTANT_RANGE } from '../domain/rules/facts.ts';
 import { fieldError } from '../errors.ts';
 import type {
   AuditCursor,
@@ -65,6 +65,7 @@ export function parseInstant(field: string, v: string | undefined): Date | undef
   // The engine's reader refuses what does not exist (2026-02-30 is not rolled over to 2 March).
   const d = parseIsoInstant(v);
   if (d === undefined) throw fieldError(field, 'Must be an existing calendar date and time of day');
+  if (!isStorableInstant(d)) throw fieldError(field, STORABLE_INSTANT_RANGE);
   return d;
 }
 

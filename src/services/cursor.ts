@@ -1,4 +1,4 @@
-import { parseIsoInstant } from '../domain/rules/facts.ts';
+import { isStorableInstant, parseIsoInstant } from '../domain/rules/facts.ts';
 import { fieldError } from '../errors.ts';
 import { isStorable } from '../storage/storable.ts';
 
@@ -33,11 +33,9 @@ const CURSOR_TIME =
 export function isCursorTime(v: unknown): v is string {
   if (typeof v !== 'string') return false;
   const m = CURSOR_TIME.exec(v);
-  return (
-    m !== null &&
-    m[1] !== '0000' &&
-    parseIsoInstant(`${m[1]}-${m[2]}-${m[3]}T${m[4]}:${m[5]}:${m[6]}Z`) !== undefined
-  );
+  if (m === null) return false;
+  const d = parseIsoInstant(`${m[1]}-${m[2]}-${m[3]}T${m[4]}:${m[5]}:${m[6]}Z`);
+  return d !== undefined && isStorableInstant(d);
 }
 
 /** A position within an item (a rule's, an action's, a history entry's): a small whole number. */

@@ -1,4 +1,4 @@
-import { parseIsoInstant } from '../domain/rules/facts.ts';
+import { isStorableInstant, parseIsoInstant, STORABLE_INSTANT_RANGE } from '../domain/rules/facts.ts';
 import {
   type AddressIndex,
   buildAddressIndex,
@@ -136,11 +136,14 @@ export function createSanctionsListsService(deps: {
     /** Parses and stores a list, replacing the held one of that source, then reloads the indexes. */
     async import(args: ListImportRequest, actor: string) {
       // The operator's publication date must be one that exists (2026-02-30 is not 2 March).
-      if (args.published_at && parseIsoInstant(args.published_at) === undefined)
+      const published = args.published_at ? parseIsoInstant(args.published_at) : undefined;
+      if (args.published_at && published === undefined)
         throw new AppError(
           'INVALID_REQUEST',
           `published_at: not an existing ISO 8601 date: ${args.published_at}`,
         );
+      if (published && !isStorableInstant(published))
+        throw new AppError('INVALID_REQUEST', `published_at: ${STORABLE_INSTANT_RANGE}`);
       let list: PreparedList;
       try {
         list = await prepareListOffThread(args);

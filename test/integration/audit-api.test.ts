@@ -155,6 +155,28 @@ describe('GET /api/mica/audit/evaluations', () => {
     assert.equal(transitions.json().error.details.field, 'from');
   });
 
+  it('refuses instants the database cannot take (year 0000, past 9999 in UTC) with a 400 before any byte of an export', async () => {
+    for (const path of ['evaluations', 'actions', 'transitions'])
+      for (const [qs, field] of [
+        ['from=0000-01-01', 'from'],
+        ['to=0000-12-31T00:00Z', 'to'],
+        ['format=json&to=0000-01-01', 'to'],
+        ['format=csv&from=0001-01-01T00:00%2B01:00', 'from'],
+        ['to=9999-12-31T23:00-02:00', 'to'],
+      ]) {
+        const res = await t.app.inject({
+          method: 'GET',
+          url: `/api/mica/audit/${path}?${qs}`,
+          headers: auth,
+        });
+        assert.equal(res.statusCode, 400, `${path}?${qs}: ${res.body}`);
+        assert.equal(res.json().error.details.field, field);
+        assert.equal(res.json().error.details.reason, 'Must lie between 0001-01-01 and 9999-12-31 (UTC)');
+      }
+    const edge = await get('?from=0001-01-01&to=9999-12-31T23:59:59Z');
+    assert.equal(edge.statusCode, 200, edge.body);
+  });
+
   it('still takes a date (UTC midnight), a leap day, and date-times with Z or an offset', async () => {
     // (%2B is a +: a plain + in a query string is a space.)
     for (const qs of [

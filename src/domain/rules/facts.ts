@@ -40,6 +40,19 @@ export function readFacts(data: unknown): Facts {
   };
 }
 
+/**
+ * Whether an instant can be stored and compared in the database: years 0001–9999 in UTC. PostgreSQL
+ * refuses year 0000 written in ISO 8601 ("date/time field value out of range") and Date writes years
+ * past 9999 with six digits; an offset can move an instant written in range out of it.
+ */
+export function isStorableInstant(d: Date): boolean {
+  const year = d.getUTCFullYear();
+  return year >= 1 && year <= 9999;
+}
+
+/** What a refused out-of-range instant is told. */
+export const STORABLE_INSTANT_RANGE = 'Must lie between 0001-01-01 and 9999-12-31 (UTC)';
+
 const ISO_8601 =
   /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})?)?$/i;
 

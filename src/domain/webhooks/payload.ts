@@ -1,6 +1,7 @@
 // Vendor webhook bodies of CONTRACT §6 → one normalised shape. All four kinds share
 // `{ id, event, created_at, data }`; they differ only in the table of kinds.ts. Every problem is
 // reported at once as `<field>: <message>`, the wording of the spec's validation errors.
+import { isStorableInstant, STORABLE_INSTANT_RANGE } from '../rules/facts.ts';
 import type { Severity } from '../rules/types.ts';
 import { type EventRole, isWebhookKind, KIND_SPECS, WEBHOOK_KINDS, type WebhookKind } from './kinds.ts';
 
@@ -101,7 +102,8 @@ function reader(obj: Json, prefix: string, errors: string[]) {
       if (!present(key)) return null;
       const v = obj[key];
       const iso = typeof v === 'string' ? isoDateTime(v) : null;
-      return iso ?? fail(key, 'Must be an ISO 8601 date-time with a time zone');
+      if (iso === null) return fail(key, 'Must be an ISO 8601 date-time with a time zone');
+      return isStorableInstant(new Date(iso)) ? iso : fail(key, STORABLE_INSTANT_RANGE);
     },
   };
 }

@@ -219,6 +219,15 @@ describe('normaliseWebhook: body shape', () => {
         'created_at: Must be an ISO 8601 date-time with a time zone',
       ]);
     }
+    // Real instants the database cannot store (a kyc decision's time is a timestamptz).
+    for (const created_at of [
+      '0000-06-01T00:00:00Z',
+      '0001-01-01T00:30:00+01:00',
+      '9999-12-31T23:00:00-02:00',
+    ])
+      assert.deepEqual(errors('kyc', body('kyc', {}, { created_at })), [
+        'created_at: Must lie between 0001-01-01 and 9999-12-31 (UTC)',
+      ]);
   });
 });
 

@@ -37,22 +37,27 @@ const queryAjv = makeAjv(true);
 function textProblems(data: unknown): ErrorObject[] {
   if (data === null || typeof data !== 'object') return [];
   const out: ErrorObject[] = [];
-  for (const [key, value] of Object.entries(data))
-    for (const v of Array.isArray(value) ? value : [value]) {
-      const at = { instancePath: `/${key}`, schemaPath: `#/properties/${key}` };
-      if (typeof v === 'number' && !Number.isFinite(v))
-        out.push({ ...at, keyword: 'finite', params: {}, message: 'Must be a finite number' });
-      else if (typeof v === 'string' && !isStorable(v))
-        out.push({
-          ...at,
-          keyword: 'storable',
-          params: {},
-          message: 'Contains characters that cannot be stored',
-        });
-      else continue;
-      break;
-    }
+  // Runs on every query string: nothing is allocated unless a value is refused.
+  for (const key in data) {
+    const value = (data as Record<string, unknown>)[key];
+    const problem = Array.isArray(value) ? value.map(valueProblem).find(Boolean) : valueProblem(value);
+    if (problem)
+      out.push({
+        instancePath: `/${key}`,
+        schemaPath: `#/properties/${key}`,
+        keyword: problem[0],
+        params: {},
+        message: problem[1],
+      });
+  }
   return out;
+}
+
+function valueProblem(v: unknown): [keyword: string, message: string] | undefined {
+  if (typeof v === 'number') return Number.isFinite(v) ? undefined : ['finite', 'Must be a finite number'];
+  if (typeof v === 'string' && !isStorable(v))
+    return ['storable', 'Contains characters that cannot be stored'];
+  return undefined;
 }
 
 /** Bodies are validated strictly; query strings and params are coerced from text. */

@@ -22,15 +22,18 @@ export function timeLeft(dueAt: string, now: number, final: boolean): { text: st
   return { text: `${span(diff)} left`, tone: 'ok' };
 }
 
+// The zone is written with every time: an officer in Berlin reading a deadline set for a client in
+// UTC must not have to guess which clock it is on.
 const dateTime = new Intl.DateTimeFormat(undefined, {
   year: 'numeric',
   month: 'short',
   day: '2-digit',
   hour: '2-digit',
   minute: '2-digit',
+  timeZoneName: 'short',
 });
 
-/** A timestamp in the reader's local time. */
+/** A timestamp in the reader's local time, with its zone ("Dec 03, 2026, 06:50 PM GMT+1"). */
 export function when(iso: string | null | undefined): string {
   if (!iso) return '—';
   const d = new Date(iso);

@@ -1,6 +1,14 @@
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { type Counts, forgetKey, getJson, setUnauthorizedHandler, storedKey, type WhoAmI } from './api.ts';
+import {
+  type ApiError,
+  type Counts,
+  forgetKey,
+  getJson,
+  setUnauthorizedHandler,
+  storedKey,
+  type WhoAmI,
+} from './api.ts';
 import { href, useRoute } from './router.ts';
 import { AlertDetail } from './screens/alert-detail.tsx';
 import { AlertsQueue } from './screens/alerts.tsx';
@@ -11,6 +19,7 @@ import { EvaluationDetail, TryEvaluation } from './screens/evaluation.tsx';
 import { RulesCatalogue } from './screens/rules.tsx';
 import { SignIn } from './screens/sign-in.tsx';
 import './styles.css';
+import { asApiError, ErrorBox } from './ui.tsx';
 
 /** Open / overdue / due-today of both queues, refreshed every 30 s and after every action. */
 function CountsBar({ counts }: { counts: Counts | undefined }) {
@@ -30,6 +39,7 @@ function CountsBar({ counts }: { counts: Counts | undefined }) {
       <span
         class={`count ${c && c.due_today > 0 ? 'count-today' : ''}`}
         data-testid={`${name.toLowerCase()}-due-today`}
+        title={counts ? `today in the client's time zone, ${counts.time_zone}` : undefined}
       >
         <b>{c?.due_today ?? '–'}</b> due today
       </span>
@@ -39,6 +49,11 @@ function CountsBar({ counts }: { counts: Counts | undefined }) {
     <div class="counts" role="status" aria-live="polite">
       {cell('Cases', counts?.cases, '/cases')}
       {cell('Alerts', counts?.alerts, '/alerts')}
+      {counts && (
+        <span class="counts-zone" data-testid="counts-zone">
+          “today” in {counts.time_zone}
+        </span>
+      )}
     </div>
   );
 }
@@ -65,8 +80,25 @@ function Shell({ me, onSignOut }: { me: WhoAmI; onSignOut: () => void }) {
 
   const [first = 'cases', second] = route.path;
   useEffect(() => {
-    // Moving to another screen puts keyboard focus on its heading, as a page load would.
-    document.querySelector<HTMLElement>('main h1')?.focus();
+    // Moving to another screen puts keyboard focus on its heading, as a page load would. A detail
+    // screen shows its heading only once loaded, so the focus waits for it (unless the officer has
+    // put it somewhere meanwhile).
+    const main = document.getElementById('main');
+    const focusHeading = () => {
+      const h = main?.querySelector<HTMLElement>('h1');
+      const active = document.activeElement;
+      const free = !active || active === document.body || active === main || !active.isConnected;
+      if (h && free) h.focus();
+      return h !== null && h !== undefined;
+    };
+    if (!main || focusHeading()) return;
+    const watch = new MutationObserver(() => focusHeading() && watch.disconnect());
+    watch.observe(main, { childList: true, subtree: true });
+    const stop = window.setTimeout(() => watch.disconnect(), 15_000);
+    return () => {
+      watch.disconnect();
+      window.clearTimeout(stop);
+    };
   }, [route.path.join('/')]);
 
   let screen = <CasesQueue query={route.query} me={me} />;
@@ -130,25 +162,53 @@ function Shell({ me, onSignOut }: { me: WhoAmI; onSignOut: () => void }) {
 function App() {
   const [me, setMe] = useState<WhoAmI | null>(null);
   const [checking, setChecking] = useState(storedKey() !== null);
+  // Why the stored key could not be checked, other than its refusal (429, 503, no network).
+  const [startError, setStartError] = useState<ApiError>();
+  const [attempt, setAttempt] = useState(0);
   const signOut = () => {
     forgetKey();
     setMe(null);
+    setStartError(undefined);
+    setChecking(false);
   };
   useEffect(() => {
     setUnauthorizedHandler(signOut);
     if (!storedKey()) return;
+    setChecking(true);
     getJson<WhoAmI>('/api/console/whoami').then(
       (w) => {
         setMe(w);
+        setStartError(undefined);
         setChecking(false);
       },
-      () => {
-        forgetKey();
+      (e) => {
+        // Only a refused key is forgotten (the 401 handler does that); a busy or unreachable
+        // service is said so, and the officer stays signed in to retry.
+        const err = asApiError(e);
+        if (err.status === 401) forgetKey();
+        else setStartError(err);
         setChecking(false);
       },
     );
-  }, []);
+  }, [attempt]);
   if (checking) return <p class="muted center">Checking your key…</p>;
+  if (startError)
+    return (
+      <main class="signin" id="main">
+        <div class="panel signin-card">
+          <h1>MiCA compliance console</h1>
+          <ErrorBox error={startError} title="The console could not start" />
+          <div class="buttons">
+            <button type="button" class="primary" onClick={() => setAttempt((n) => n + 1)}>
+              Retry
+            </button>
+            <button type="button" onClick={signOut}>
+              Sign in with another key
+            </button>
+          </div>
+        </div>
+      </main>
+    );
   if (!me) return <SignIn onSignedIn={setMe} />;
   return <Shell me={me} onSignOut={signOut} />;
 }

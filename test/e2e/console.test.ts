@@ -201,6 +201,10 @@ describe('web console, end to end in Chromium', () => {
     // Case detail: the linked alert with its payload; then investigating → pending_filing → closed.
     await row.getByRole('link', { name: s.case_number }).click();
     await page.getByRole('heading', { name: new RegExp(s.case_number), level: 1 }).waitFor();
+    // The heading takes the keyboard focus once the case has loaded (the clicked link is gone).
+    await page.waitForFunction(() => document.activeElement?.tagName === 'H1');
+    // Times carry their zone, and the counts say whose "today" they count.
+    assert.match(await page.getByTestId('counts-zone').innerText(), /today.* in UTC/);
     await page.getByText('Raw vendor payload').first().click();
     assert.match(await page.locator('pre.json').first().innerText(), /structuring pattern/);
     await shot(page, '03-case-detail');
@@ -209,7 +213,20 @@ describe('web console, end to end in Chromium', () => {
       ['pending_filing', 'Pattern confirmed; report drafted for the FIU', undefined],
       ['closed', 'Report filed with the FIU, reference FIU-2026-118', 'report_filed'],
     ];
-    for (const [to, note, resolution] of moves) {
+    // Someone else moves the case first: the console's move is refused, and the page then shows
+    // the case as it is now, with the moves allowed from there.
+    const first = await api(`/api/cases/${s.case_id}/transition`, {
+      method: 'POST',
+      body: JSON.stringify({ to: moves[0]![0], note: moves[0]![1] }),
+    });
+    assert.equal(first.status, 200, await first.clone().text());
+    await page.locator(`[data-move="${moves[0]![0]}"]`).click();
+    await page.getByLabel('Note (required)').fill('started at the same time');
+    await page.getByRole('button', { name: /^Confirm:/ }).click();
+    await page.getByText('The move was refused').waitFor();
+    await page.getByTestId('case-status').getByText('investigating').waitFor();
+    await page.locator('[data-move="pending_filing"]').waitFor();
+    for (const [to, note, resolution] of moves.slice(1)) {
       const buttons = await page
         .locator('[data-move]')
         .evaluateAll((els) => els.map((e) => e.getAttribute('data-move')));

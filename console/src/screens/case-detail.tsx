@@ -12,6 +12,7 @@ import {
 import { shortId, sourceText, stateText, when } from '../format.ts';
 import { href } from '../router.ts';
 import {
+  asApiError,
   Due,
   ErrorBox,
   ExportButtons,
@@ -66,7 +67,13 @@ function Reassign({ c, me, onDone }: { c: Case; me: WhoAmI; onDone: () => void }
   const submit = (e: Event) => {
     e.preventDefault();
     void run(async () => {
-      await postJson(`/api/cases/${c.id}/assign`, { officer });
+      try {
+        await postJson(`/api/cases/${c.id}/assign`, { officer });
+      } catch (err) {
+        // Closed or reassigned meanwhile (409): show the case as it is now, under the refusal.
+        if (asApiError(err).status === 409) onDone();
+        throw err;
+      }
       onDone();
     });
   };

@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { type ApiError, getJson, type Page, withParam } from '../api.ts';
 import { navigate } from '../router.ts';
 import {
@@ -20,9 +20,15 @@ export function usePaged<T>(url: string) {
   const [next, setNext] = useState<string | null>(null);
   const [error, setError] = useState<ApiError>();
   const [busy, setBusy] = useState(false);
+  // The list's query as last loaded: a "Load more" answer for an earlier query (the filter changed
+  // while it was on its way) is dropped rather than appended to the new list.
+  const current = useRef(url);
   useEffect(() => {
     let live = true;
+    current.current = url;
     setItems(null);
+    setNext(null);
+    setBusy(false);
     setError(undefined);
     getJson<Page<T>>(url).then(
       (p) => {
@@ -37,16 +43,18 @@ export function usePaged<T>(url: string) {
     };
   }, [url]);
   const more = async () => {
-    if (!next) return;
+    if (!next || busy) return;
+    const asked = url;
     setBusy(true);
     try {
       const p = await getJson<Page<T>>(withParam(url, 'cursor', next));
+      if (current.current !== asked) return;
       setItems((old) => [...(old ?? []), ...p.items]);
       setNext(p.next_cursor);
     } catch (e) {
-      setError(asApiError(e));
+      if (current.current === asked) setError(asApiError(e));
     } finally {
-      setBusy(false);
+      if (current.current === asked) setBusy(false);
     }
   };
   return { items, next, error, busy, more };

@@ -6,7 +6,7 @@ import {
 } from '../../../src/domain/cases/state-machines.ts';
 import { postJson } from '../api.ts';
 import { label } from '../format.ts';
-import { ErrorBox, Field, useAction } from '../ui.tsx';
+import { asApiError, ErrorBox, Field, useAction } from '../ui.tsx';
 
 /**
  * The moves the state machine allows from the current status (the service's own table, bundled),
@@ -45,12 +45,21 @@ export function TransitionPanel({
     e.preventDefault();
     if (!to) return;
     void run(async () => {
-      await postJson(url, { to, note: note.trim(), ...(resolutions.length ? { resolution } : {}) });
+      try {
+        await postJson(url, { to, note: note.trim(), ...(resolutions.length ? { resolution } : {}) });
+      } catch (err) {
+        // Refused because someone else moved it first (409): show the state it is in now, and the
+        // moves allowed from there, under the refusal.
+        if (asApiError(err).status === 409) onDone();
+        throw err;
+      }
       setTo(null);
       setNote('');
       onDone();
     });
   };
+  // After such a reload the chosen move may no longer be offered: the form closes, the refusal stays.
+  const open = to !== null && (allowed as readonly string[]).includes(to);
   return (
     <div class="transition">
       <fieldset class="buttons">
@@ -68,7 +77,8 @@ export function TransitionPanel({
           </button>
         ))}
       </fieldset>
-      {to && (
+      {!open && error && <ErrorBox error={error} title="The move was refused" />}
+      {open && to && (
         <form class="move-form" onSubmit={submit} aria-label={`Move to ${label(to)}`}>
           <Field id="move-note" label="Note (required)">
             <textarea

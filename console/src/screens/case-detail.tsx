@@ -34,6 +34,9 @@ import {
 import { TransitionPanel } from './transition.tsx';
 import { TriggeredRules } from './triggered.tsx';
 
+/** Linked alerts loaded with a case (one request each); a case with more says how many are not shown. */
+const MAX_LINKED_ALERTS = 100;
+
 const SEVERITY_RANK: Record<string, number> = { low: 1, medium: 2, high: 3, critical: 4 };
 
 interface CaseBundle {
@@ -46,7 +49,7 @@ interface CaseBundle {
 async function loadCase(id: string): Promise<CaseBundle> {
   const c = await getJson<Case>(`/api/cases/${encodeURIComponent(id)}`);
   const [alerts, rules] = await Promise.all([
-    Promise.all(c.alert_ids.slice(0, 100).map((a) => getJson<Alert>(`/api/alerts/${a}`))),
+    Promise.all(c.alert_ids.slice(0, MAX_LINKED_ALERTS).map((a) => getJson<Alert>(`/api/alerts/${a}`))),
     getJson<{ items: CatalogueRule[] }>('/api/mica/rules'),
   ]);
   const evalIds = [
@@ -158,7 +161,13 @@ export function CaseDetail({ id, me, onChange }: { id: string; me: WhoAmI; onCha
           )}
         </Section>
       </div>
-      <Section title={`Linked alerts (${alerts.length})`}>
+      <Section
+        title={
+          c.alert_ids.length > alerts.length
+            ? `Linked alerts (the first ${alerts.length} of ${c.alert_ids.length})`
+            : `Linked alerts (${alerts.length})`
+        }
+      >
         {alerts.length === 0 ? (
           <p class="muted">No alert is linked to this case.</p>
         ) : (

@@ -4,6 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import type { Logger } from 'pino';
 import type { Deps } from './deps.ts';
+import { AppError } from './errors.ts';
 import { registerAuth } from './http/plugins/auth.ts';
 import {
   clientErrorHandler,
@@ -28,6 +29,19 @@ import { webhookRoutes } from './http/routes/webhooks.routes.ts';
 import { FlatError, NestedError } from './http/schemas/common.schema.ts';
 import { validatorCompiler } from './http/validation.ts';
 
+/**
+ * A request that arrives on an open connection while the server drains: refused, to be retried
+ * against another instance (or this one once it is back), and the connection closed.
+ */
+function shuttingDown(): AppError {
+  return new AppError(
+    'SERVICE_UNAVAILABLE',
+    'The service is shutting down; retry shortly',
+    { retry_after: 5 },
+    { 'retry-after': '5', connection: 'close' },
+  );
+}
+
 /** Builds the HTTP app from its dependencies; no I/O happens here. */
 export async function buildApp(deps: Deps, opts: { logger?: Logger | false } = {}): Promise<FastifyInstance> {
   const app = Fastify({
@@ -39,7 +53,9 @@ export async function buildApp(deps: Deps, opts: { logger?: Logger | false } = {
     },
     // One line per request is written by the onResponse hook below, with the route and timing.
     logController: new LogController({ disableRequestLogging: true }),
-    return503OnClosing: true,
+    // Requests arriving while the server closes get the service's own 503 (shuttingDown below),
+    // in the route's error format: Fastify's built-in one has a body of its own and no Retry-After.
+    return503OnClosing: false,
     frameworkErrors: frameworkErrorHandler,
     // A request must arrive whole within this time (a stalled upload holds a socket and memory);
     // generous for the operator API's imports of up to 128 MiB.
@@ -48,6 +64,13 @@ export async function buildApp(deps: Deps, opts: { logger?: Logger | false } = {
     ajv: { customOptions: { coerceTypes: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onRequest', async () => {
+    if (closing) throw shuttingDown();
+  });
   app.setValidatorCompiler(validatorCompiler);
   app.addSchema(NestedError);
   app.addSchema(FlatError);

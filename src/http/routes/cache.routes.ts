@@ -61,7 +61,11 @@ export const cacheRoutes =
           security: [{ bearer: [] }],
           response: {
             200: Type.Object({ wallet_screening: Figures, travel_rule: Figures }),
-            ...flatErrors,
+            // Any key of the client may read them: no 403, and no body to refuse.
+            401: FlatError,
+            429: FlatError,
+            500: FlatError,
+            503: FlatError,
           },
         },
       },

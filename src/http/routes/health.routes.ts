@@ -22,8 +22,20 @@ export const healthRoutes =
         status: 'ok',
       }),
     );
-    app.get('/readyz', { schema: { tags: ['health'] } }, async (_req, reply) => {
-      const results: Record<string, string> = {};
+    const Readiness = Type.Object({
+      status: Type.Union([Type.Literal('ready'), Type.Literal('degraded'), Type.Literal('not_ready')]),
+      checks: Type.Record(Type.String(), Type.Union([Type.Literal('ok'), Type.Literal('unavailable')]), {
+        description: 'each dependency: the database, the shared cache when one is configured',
+      }),
+    });
+    const readyz = {
+      tags: ['health'],
+      summary:
+        'Ready to serve: 200 ready (or degraded: an optional dependency such as Redis is away), 503 not_ready',
+      response: { 200: Readiness, 503: Readiness },
+    };
+    app.get('/readyz', { schema: readyz }, async (_req, reply) => {
+      const results: Record<string, 'ok' | 'unavailable'> = {};
       let ready = true;
       let degraded = false;
       await Promise.all(

@@ -54,6 +54,8 @@ redis.call('PEXPIRE', key, ttl)
 return 1
 `;
 
+const LOST = new Set(['reconnecting', 'close', 'end']);
+
 /** Records idle this long are dropped (a breaker untouched for a day starts afresh). */
 const TTL_MS = 24 * 3600 * 1000;
 
@@ -64,7 +66,19 @@ type Scripted = Redis & {
 
 /** Breaker records in Redis, shared by every instance that uses the same Redis and vendor URL. */
 export function createRedisBreakerStore(url: string): BreakerStore {
-  const client = new Redis(url, { maxRetriesPerRequest: 2, lazyConnect: false }) as Scripted;
+  // commandTimeout bounds a command on a connection gone silent; `ready` below fails a command at
+  // once while Redis is away, rather than queueing it through ioredis's reconnection back-off
+  // (seconds per screening): the caller then keeps its breakers in process (breaker-fallback.ts).
+  const client = new Redis(url, {
+    maxRetriesPerRequest: 2,
+    lazyConnect: false,
+    commandTimeout: 1000,
+  }) as Scripted;
+  // Only a lost connection fails at once: while the first connection is being made, commands wait
+  // for it, so that instances starting together share their breakers from the first screening.
+  const ready = () => {
+    if (LOST.has(client.status)) throw new Error(`redis unavailable (${client.status})`);
+  };
   // Errors surface as failed commands; without a listener ioredis would also log them.
   client.on('error', () => {});
   client.defineCommand('breakerAdmitAll', { lua: ADMIT_ALL });
@@ -72,14 +86,17 @@ export function createRedisBreakerStore(url: string): BreakerStore {
 
   return {
     async admitAll(keys, now, opts) {
+      ready();
       const res = await client.breakerAdmitAll(keys.length, ...keys, now, opts.recoveryMs);
       if (Number(res[0]) === 1) return { ok: true, trials: keys.map((_, i) => Number(res[i + 1]) === 1) };
       return { ok: false, index: Number(res[1]) - 1, state: res[2] === 'OPEN' ? 'OPEN' : 'HALF_OPEN' };
     },
     async settle(key, outcome, trial, now, opts) {
+      ready();
       await client.breakerSettle(key, outcome, trial ? '1' : '0', now, opts.failureThreshold, TTL_MS);
     },
     async read(keys) {
+      ready();
       const pipe = client.pipeline();
       for (const k of keys) pipe.hgetall(k);
       const res = (await pipe.exec()) ?? [];

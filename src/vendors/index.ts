@@ -3,6 +3,7 @@ import type { Config } from '../config.ts';
 import type { Chain, RiskPart, VendorName } from '../domain/screening/index.ts';
 import { sha256Hex } from '../domain/sha256.ts';
 import { BreakerOpenError, type BreakerState, createBreakers, createMemoryBreakerStore } from './breaker.ts';
+import { withLocalFallback } from './breaker-fallback.ts';
 import { createRedisBreakerStore } from './breaker-redis.ts';
 import { VendorCallError } from './http.ts';
 import type { VendorClient, VendorSettings } from './vendor.ts';
@@ -69,7 +70,9 @@ export function createVendors(
     clients.push(factories[name](settings));
   }
   const shared = Boolean(config.REDIS_URL) && clients.length > 0;
-  const store = shared ? createRedisBreakerStore(config.REDIS_URL!) : createMemoryBreakerStore();
+  const store = shared
+    ? withLocalFallback(createRedisBreakerStore(config.REDIS_URL!), opts.onError)
+    : createMemoryBreakerStore();
   // One breaker guards one endpoint: instances calling the same URL share it, other URLs do not.
   // Worked out once: a screening admits all three breakers and settles each, six hashes otherwise.
   const breakerKeys = new Map(

@@ -13,6 +13,7 @@ import {
 } from '../helpers/fake-vendors.ts';
 import { clientWithKey, startTestApp } from '../helpers/harness.ts';
 import { fixturePath, importList, type Screening, screenGet, uniqueClient } from '../helpers/screening.ts';
+import { freePort } from '../helpers/server-process.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 // Long enough that a busy machine does not slip from OPEN to HALF_OPEN between two requests.
@@ -177,6 +178,26 @@ describe('circuit breaker with the spec defaults', () => {
       assert.deepEqual(breakers.vendor_b, { state: 'CLOSED', failures: 0, successes: 0, last_failure: null });
     } finally {
       await t.close();
+      await v.close();
+    }
+  });
+});
+
+describe('circuit breakers while Redis is unreachable', () => {
+  it('are kept in process: screening answers, a failing vendor still opens its breaker, status reads', async () => {
+    const port = await freePort();
+    const v = await startVendorApp({ REDIS_URL: `redis://127.0.0.1:${port}/0`, VENDOR_TIMEOUT_MS: '1500' });
+    try {
+      const started = Date.now();
+      await screenOk(v.t, v.auth, freshEvm());
+      assert.ok(Date.now() - started < 1000, 'no wait on the reconnecting client');
+      v.b.mode = 'error500';
+      for (let i = 1; i <= 5; i++)
+        await expectVendorError(v.t, v.auth, freshEvm(), 'vendor_b', i < 5 ? 'CLOSED' : 'OPEN', 30);
+      const status = await breakerStatus(v);
+      assert.equal(status.vendor_b?.state, 'OPEN');
+      assert.equal(status.vendor_a?.state, 'CLOSED');
+    } finally {
       await v.close();
     }
   });

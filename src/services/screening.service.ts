@@ -48,6 +48,13 @@ const MAX_NAME_MATCHES = 10;
 
 const round = (n: number, digits: number) => Math.round(n * 10 ** digits) / 10 ** digits;
 
+/**
+ * An exposure as answered, to 6 decimals, but never 0 when there is any: the rules read these
+ * figures (any sanctioned exposure blocks, WAL-001), and a trace under 5·10⁻⁷ rounded to 0 would
+ * pass unblocked while the category says critical.
+ */
+const exposure = (x: number) => (x > 0 ? Math.max(round(x, 6), 0.000001) : 0);
+
 function addressMatch(m: AddressMatch): SanctionsMatch {
   return {
     list: m.list,
@@ -174,9 +181,9 @@ export function createScreeningService(deps: {
         blockchain: req.blockchain,
         risk_score: riskScore,
         risk_category: category,
-        sanctioned_exposure: round(risk.sanctioned, 6),
-        darknet_exposure: round(risk.darknet, 6),
-        mixer_exposure: round(risk.mixer, 6),
+        sanctioned_exposure: exposure(risk.sanctioned),
+        darknet_exposure: exposure(risk.darknet),
+        mixer_exposure: exposure(risk.mixer),
         last_activity_at: risk.last_activity_at,
         sanctions_matches: matches,
       };

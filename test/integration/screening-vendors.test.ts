@@ -110,6 +110,35 @@ describe('wallet screening through the three vendors: mapping and cache', () => 
     assert.equal(s.rule_evaluation.should_block, true);
   });
 
+  it('a trace of sanctioned or darknet exposure (under 5·10⁻⁷) is not rounded away: it still blocks', async () => {
+    const address = freshEvm();
+    // vendor_b reports exposure as volume: $1 to a sanctioned counterparty among $20,000,000.
+    b.answers.set(address, [
+      {
+        address,
+        chain: 'ethereum',
+        addressRiskIndicators: [
+          { category: 'Sanctions', categoryRiskScoreLevel: 5, riskType: 'COUNTERPARTY', totalVolumeUsd: '1' },
+          { category: 'Darknet', categoryRiskScoreLevel: 5, riskType: 'COUNTERPARTY', totalVolumeUsd: '1' },
+          {
+            category: 'Exchange',
+            categoryRiskScoreLevel: 1,
+            riskType: 'COUNTERPARTY',
+            totalVolumeUsd: '20000000',
+          },
+        ],
+        entities: [],
+      },
+    ]);
+    const s = await ok(address);
+    assert.equal(s.risk_profile.risk_category, 'critical');
+    assert.equal(s.risk_profile.sanctioned_exposure, 0.000001);
+    assert.equal(s.risk_profile.darknet_exposure, 0.000001);
+    assert.equal(s.rule_evaluation.should_block, true);
+    const triggered = s.rule_evaluation.triggered_rules.map((r: { rule_id: string }) => r.rule_id);
+    assert.ok(triggered.includes('MICA-WAL-001') && triggered.includes('MICA-WAL-002'), triggered.join());
+  });
+
   it('a vendor_a 404 means "no data", not a failure', async () => {
     a.mode = 'notfound';
     const s = await ok(freshEvm());

@@ -68,6 +68,17 @@ describe('wallet screening errors (flat format) and wallet_screen on /evaluate',
       'wallet_address: Required',
       'transaction_amount_eur: Must be >= 0',
     ]);
+    // The chain's own check of the address is reported with the schema's problems, not after them.
+    const both = await screenPost(t, auth, {
+      wallet_address: 'zzz',
+      blockchain: 'bitcoin',
+      transaction_amount_eur: -1,
+    });
+    assert.equal(both.statusCode, 400);
+    const errors = (both.json() as FlatBody).details.errors as string[];
+    assert.equal(errors.length, 2, errors.join('; '));
+    assert.equal(errors[0], 'transaction_amount_eur: Must be >= 0');
+    assert.match(errors[1]!, /^wallet_address: /);
   });
 
   it('answers 401 AUTHENTICATION (flat) without a key', async () => {

@@ -1,7 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { isChain } from '../../domain/screening/address/chains.ts';
+import { validateAddress } from '../../domain/screening/address/validate.ts';
+import { AppError } from '../../errors.ts';
 import type { ScreeningRequest, ScreeningService } from '../../services/screening.service.ts';
 import type { Vendors } from '../../vendors/index.ts';
 import { principalOf } from '../plugins/auth.ts';
+import { toAppError } from '../plugins/error-handler.ts';
 import { FlatError } from '../schemas/common.schema.ts';
 import {
   BreakerStatusSchema,
@@ -10,6 +14,29 @@ import {
   ScreeningResponseSchema,
 } from '../schemas/screening.schema.ts';
 import { actorOf } from './evaluate.routes.ts';
+
+/**
+ * A refused request's problems, with the address's own when the schema let it through: the
+ * per-chain check runs in the service, after the schema, so without this a bad address was only
+ * reported once the other fields were fixed (CONTRACT §3: every problem at once).
+ */
+function allProblems(schemaError: Error, input: unknown): AppError {
+  const err = toAppError(schemaError);
+  const { wallet_address, blockchain } = (input ?? {}) as Record<string, unknown>;
+  const errors = (err.details?.errors as string[] | undefined) ?? [];
+  if (
+    typeof wallet_address !== 'string' ||
+    !isChain(blockchain) ||
+    errors.some((e) => e.startsWith('wallet_address:'))
+  )
+    return err;
+  const valid = validateAddress(blockchain, wallet_address);
+  if (valid.ok) return err;
+  return new AppError(err.code, err.message, {
+    ...err.details,
+    errors: [...errors, `wallet_address: ${valid.reason}`],
+  });
+}
 
 const flatErrors = {
   400: FlatError,
@@ -30,6 +57,8 @@ export const screeningRoutes =
   async (app) => {
     const common = {
       config: { auth: 'client', errorFormat: 'flat' },
+      // The handler adds the address's own problem to the schema's (allProblems).
+      attachValidation: true,
       schema: {
         tags: ['wallet screening'],
         security: [{ bearer: [] }],
@@ -44,6 +73,7 @@ export const screeningRoutes =
         schema: { ...common.schema, summary: 'Screen a wallet address', querystring: ScreeningQuerySchema },
       },
       async (req, reply) => {
+        if (req.validationError) throw allProblems(req.validationError, req.query);
         // The GET form takes the address and its chain only; the other fields are POST only (spec).
         const { wallet_address, blockchain } = req.query as ScreeningRequest;
         const json = await deps.screening.screen(
@@ -67,6 +97,7 @@ export const screeningRoutes =
         },
       },
       async (req, reply) => {
+        if (req.validationError) throw allProblems(req.validationError, req.body);
         const json = await deps.screening.screen(
           principalOf(req),
           req.body as ScreeningRequest,

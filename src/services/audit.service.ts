@@ -89,11 +89,19 @@ function publicRow(r: AuditRow): Record<string, unknown> {
   return out;
 }
 
-/** Quoted when it holds a quote, comma or line break, or could start a spreadsheet formula. */
-const NEEDS_QUOTES = /[",\r\n]|^[=+\-@]/;
+/** Quoted when it holds a quote, comma or line break. */
+const NEEDS_QUOTES = /[",\r\n]/;
+
+/**
+ * Text a spreadsheet would run as a formula (OWASP "CSV injection"): quoting does not stop it, a
+ * leading apostrophe does. Ids and notes are the callers' and vendors' text, so an export opened in
+ * Excel must not run `=HYPERLINK(…)`. The JSON exports carry such values unchanged.
+ */
+const FORMULA_START = /^[=+\-@\t\r]/;
 
 export function csvText(s: string): string {
-  return NEEDS_QUOTES.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
+  const text = FORMULA_START.test(s) ? `'${s}` : s;
+  return NEEDS_QUOTES.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
 /** One CSV cell: empty for null, objects as JSON, text escaped (csvText). */

@@ -153,3 +153,28 @@ test('a page that cannot be read ends the export with its error', async () => {
   // The opening bracket and the two pages read before the failure were sent.
   assert.equal(chunks.length, 3);
 });
+
+test('a cell a spreadsheet would run as a formula starts with an apostrophe; other text is unchanged', () => {
+  const line = csvLinesOf(
+    evaluation(
+      {
+        trigger_entity_id: '=HYPERLINK("https://evil.example","open")',
+        customer_id: '@SUM(1+9)',
+        evaluator_id: '-1',
+        rule_set_version: '+2',
+        high_risk_list_date: '\tx',
+      },
+      [RESULTS[0]],
+    ),
+    undefined,
+    new Map(),
+  );
+  assert.ok(line.includes(`,"'=HYPERLINK(""https://evil.example"",""open"")",`), line);
+  assert.ok(line.includes(",'-1,'@SUM(1+9),'+2,'\tx\r\n"), line);
+  const plain = csvLinesOf(evaluation({}, [RESULTS[0]]), undefined, new Map());
+  assert.ok(
+    plain.startsWith(
+      'acme,6b0c7d2e-1f3a-4b5c-8d9e-0a1b2c3d4e5f,MICA-CDD-001,pass,transaction,transaction,tx-1,',
+    ),
+  );
+});

@@ -247,6 +247,17 @@ describe('evaluation errors (nested format, CONTRACT §3)', () => {
     assert.equal(ok.statusCode, 200, ok.body);
   });
 
+  it('a compressed body (Content-Encoding other than identity) is a 415, not read as plain JSON', async () => {
+    const body = '{"client_id":"acme","trigger_type":"transaction","data":{"customer_id":"c"}}';
+    for (const encoding of ['gzip', 'deflate', 'br']) {
+      const res = await send(body, { 'content-encoding': encoding });
+      assert.equal(res.statusCode, 415, res.body);
+      assert.equal((res.json() as NestedBody).error.code, 'UNSUPPORTED_MEDIA_TYPE');
+      assert.equal((res.json() as NestedBody).error.details?.field, 'body');
+    }
+    assert.equal((await send(body, { 'content-encoding': 'identity' })).statusCode, 200);
+  });
+
   it('prototype-pollution keys are refused', async () => {
     // Valid JSON, refused for what it is rather than as malformed.
     for (const body of [

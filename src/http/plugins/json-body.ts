@@ -144,10 +144,33 @@ export async function parseJsonBodyOffThread(body: Buffer): Promise<unknown> {
  * Every body is read as bytes and parsed as JSON whatever its Content-Type claims: a caller who
  * forgets the header gets their JSON read, and anything that is not JSON is a 400, never a 415.
  */
+/**
+ * A Content-Encoding other than identity, which this service does not decode: refused (415) rather
+ * than read as if it were plain JSON (a body labelled compressed but sent plain was accepted, a
+ * compressed one failed as "not valid UTF-8").
+ */
+function unsupportedEncoding(header: string | undefined): string | undefined {
+  if (header === undefined) return undefined;
+  const value = header.trim().toLowerCase();
+  return value === '' || value === 'identity' ? undefined : value.slice(0, 64);
+}
+
 export function registerJsonBody(app: FastifyInstance): void {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (req, body: Buffer, done) => {
     req.rawBody = body;
+    const encoding = unsupportedEncoding(req.headers['content-encoding']);
+    if (encoding !== undefined) {
+      done(
+        new AppError(
+          'UNSUPPORTED_MEDIA_TYPE',
+          `Content-Encoding ${encoding} is not supported: send the body uncompressed`,
+          { field: 'body', reason: 'Unsupported Content-Encoding' },
+        ),
+        undefined,
+      );
+      return;
+    }
     if (body.length > OFF_THREAD_BODY_BYTES) {
       parseJsonBodyOffThread(body).then(
         (value) => done(null, value),

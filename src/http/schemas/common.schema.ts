@@ -45,6 +45,7 @@ export const nestedErrorResponses = {
   401: NestedError,
   404: NestedError,
   413: NestedError,
+  415: NestedError,
   429: NestedError,
   500: NestedError,
   503: NestedError,

@@ -171,8 +171,16 @@ function buildProgram(found: (inv: Invocation) => void): Command {
   keys
     .command('rotate <key_id>')
     .option('--grace-hours <n>', 'how long the old key keeps working (default 24)', positiveNumber)
-    .action((key_id: string, o: { graceHours?: number }) =>
-      found({ name: 'keys.rotate', args: { key_id, grace_hours: o.graceHours } }),
+    .option(
+      '--expires-in-days <n>',
+      'lifetime of the new key (default: as long as the old key was issued for)',
+      positiveNumber,
+    )
+    .action((key_id: string, o: { graceHours?: number; expiresInDays?: number }) =>
+      found({
+        name: 'keys.rotate',
+        args: { key_id, grace_hours: o.graceHours, expires_in_days: o.expiresInDays },
+      }),
     );
   registerCaspCommands(program, found);
   registerListCommands(program, found);

@@ -155,8 +155,12 @@ export const COMMANDS: Record<string, Command<TSchema>> = {
     run: (d, a, actor) => d.keys.revoke(a.key_id, actor),
   }),
   'keys.rotate': command({
-    args: Type.Object({ key_id: Str, grace_hours: Type.Optional(Type.Number({ minimum: 0, maximum: 720 })) }),
-    run: (d, a, actor) => d.keys.rotate(a.key_id, actor, a.grace_hours),
+    args: Type.Object({
+      key_id: Str,
+      grace_hours: Type.Optional(Type.Number({ minimum: 0, maximum: 720 })),
+      expires_in_days: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 3650 })),
+    }),
+    run: (d, a, actor) => d.keys.rotate(a.key_id, actor, a.grace_hours, a.expires_in_days),
   }),
   // The CSV travels as text, so the same command works through the operator API.
   'casps.import': command({

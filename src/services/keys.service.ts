@@ -63,6 +63,20 @@ function rotationRefusal(key: KeyRow, at: Date): string | undefined {
   return undefined;
 }
 
+/**
+ * How long a rotated key's successor lives: as long as the key it replaces was issued for (a key
+ * made for 30 days must not become one for 90 by rotation), or the days asked for.
+ */
+function successorLifetimeMs(old: { created_at: Date | string; expires_at: Date | string }, days?: number) {
+  if (days !== undefined) {
+    if (!Number.isFinite(days) || days <= 0 || days > 3650)
+      throw new AppError('INVALID_REQUEST', 'expires-in-days must be between 1 and 3650');
+    return days * DAY_MS;
+  }
+  const issued = new Date(old.expires_at).getTime() - new Date(old.created_at).getTime();
+  return Number.isFinite(issued) && issued > 0 ? Math.min(issued, 3650 * DAY_MS) : 90 * DAY_MS;
+}
+
 /** Key lifecycle (create, revoke, rotate) and authentication; every lifecycle event is audited. */
 export function createKeysService(deps: {
   keys: KeysRepo;
@@ -133,7 +147,7 @@ export function createKeysService(deps: {
     },
 
     /** Issues a successor with the same role; the old key keeps working for the grace period. */
-    async rotate(keyId: string, actor: string, graceHours = 24) {
+    async rotate(keyId: string, actor: string, graceHours = 24, expiresInDays?: number) {
       const old = await deps.keys.byId(keyId);
       if (!old) throw new AppError('NOT_FOUND', `key ${keyId} not found`);
       const at = now();
@@ -150,7 +164,7 @@ export function createKeysService(deps: {
           environment: old.environment,
           role: old.role,
           officer: old.officer,
-          expires_at: new Date(at.getTime() + 90 * DAY_MS),
+          expires_at: new Date(at.getTime() + successorLifetimeMs(old, expiresInDays)),
         },
         graceUntil,
         at,

@@ -73,6 +73,16 @@ describe('authentication and tenancy', () => {
     assert.equal(row.replaced_by, rotated.key_id);
   });
 
+  it("rotation gives the new key the old one's issued lifetime, or the days asked for", async () => {
+    const short = await t.deps.keys.create('acme', { actor: 'test', expiresInDays: 30 });
+    const days = (iso: string) => (new Date(iso).getTime() - Date.now()) / 86_400_000;
+    const next = await t.deps.keys.rotate(short.key_id, 'test');
+    assert.ok(Math.abs(days(next.expires_at) - 30) < 0.01, `30 days, not the default 90: ${next.expires_at}`);
+    const asked = await t.deps.keys.rotate(next.key_id, 'test', 24, 7);
+    assert.ok(Math.abs(days(asked.expires_at) - 7) < 0.01, asked.expires_at);
+    await assert.rejects(t.deps.keys.rotate(asked.key_id, 'test', 24, 0), /between 1 and 3650/);
+  });
+
   it('rotation reports the old key’s real expiry, and refuses expired, revoked and rotated keys', async () => {
     const expiryOf = async (keyId: string) =>
       new Date(

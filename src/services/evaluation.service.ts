@@ -3,6 +3,7 @@ import { type Actor, evaluatorIdOf } from '../domain/actor.ts';
 import { alertDueAt, caseDueAt } from '../domain/cases/due-dates.ts';
 import { evaluateEvent, priorSumMatters, UnknownRuleError } from '../domain/rules/engine.ts';
 import type { ClientRuleSettings } from '../domain/rules/settings.ts';
+import { highestSeverity } from '../domain/rules/summary.ts';
 import type { EvaluationSummary, TriggerType } from '../domain/rules/types.ts';
 import { isChain, validateAddress } from '../domain/screening/index.ts';
 import { AppError, fieldError } from '../errors.ts';
@@ -104,7 +105,11 @@ function followUpsOf(
         actor_name: actor.name,
       }
     : undefined;
-  const severity = res.highest_severity ?? 'medium';
+  // The alert is the alert rules' (should_alert means one triggered): its severity, and so its
+  // deadline, is theirs. A block rule's severity is not the alert's: a critical CDD-001 beside a
+  // medium RPT-004 alert made that alert due in 4 hours instead of 48.
+  const alertRules = triggered.filter((r) => r.result === 'alert');
+  const severity = highestSeverity(alertRules) ?? res.highest_severity ?? 'medium';
   const alert = res.should_alert
     ? {
         id: randomUUID(),
@@ -117,7 +122,7 @@ function followUpsOf(
         transaction_id: req.trigger_type === 'transaction' ? (req.trigger_entity_id ?? null) : null,
         evaluation_id: res.evaluation_id,
         case_id: newCase?.id ?? linkCaseId ?? null,
-        rule_ids: triggered.filter((r) => r.result === 'alert').map((r) => r.rule_id),
+        rule_ids: alertRules.map((r) => r.rule_id),
         due_at: alertDueAt(severity, created, calendar).toISOString(),
         created_at: res.timestamp,
         payload: null,

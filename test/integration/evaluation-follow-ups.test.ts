@@ -135,4 +135,18 @@ describe('alerts and cases opened by evaluations', () => {
     assert.equal(c.assignee, null);
     assert.equal(c.case_number, `CASE-${new Date().getUTCFullYear()}-000001`, 'numbers are per client');
   });
+
+  it('an alert takes the severity and deadline of its alert rules, not of a block rule beside them', async () => {
+    // MICA-CDD-001 (block, critical) and MICA-RPT-004 (alert, medium) both trigger.
+    const res = await evaluate({ customer_verified: false, amount_eur: 10_000, full_cdd_complete: true });
+    assert.equal(res.highest_severity, 'critical');
+    const a = await t.deps.db
+      .selectFrom('alerts')
+      .selectAll()
+      .where('evaluation_id', '=', res.evaluation_id)
+      .executeTakeFirstOrThrow();
+    assert.deepEqual(a.rule_ids, ['MICA-RPT-004']);
+    assert.equal(a.severity, 'medium');
+    assert.equal(new Date(a.due_at).getTime() - new Date(a.created_at).getTime(), 48 * 3600_000);
+  });
 });

@@ -3,13 +3,18 @@ import { catalogueIndex } from './catalogue.ts';
 import type { EvaluationSummary, RuleResult, Severity } from './types.ts';
 import { SEVERITY_RANK } from './types.ts';
 
+/** The highest severity among some rule results; null for none. */
+export function highestSeverity(results: readonly Pick<RuleResult, 'severity'>[]): Severity | null {
+  let highest: Severity | null = null;
+  for (const r of results)
+    if (highest === null || SEVERITY_RANK[r.severity] > SEVERITY_RANK[highest]) highest = r.severity;
+  return highest;
+}
+
 /** Builds the summary of rule results: counts, highest severity, actions and the three flags. */
 export function summarize(results: RuleResult[]): EvaluationSummary {
   const triggered = results.filter((r) => r.triggered);
-  let highest: Severity | null = null;
-  for (const r of triggered) {
-    if (highest === null || SEVERITY_RANK[r.severity] > SEVERITY_RANK[highest]) highest = r.severity;
-  }
+  const highest = highestSeverity(triggered);
   // Actions in catalogue order whatever order the results come in; a stable sort keeps the
   // given order among ids the catalogue does not know.
   const ordered = [...triggered].sort((a, b) => catalogueIndex(a.rule_id) - catalogueIndex(b.rule_id));

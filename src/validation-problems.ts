@@ -1,5 +1,6 @@
 import type { ErrorObject } from 'ajv';
 import { COUNTRY_FORMAT } from './domain/country-codes.ts';
+import { DATE_OR_TIME_FORMAT, DATE_OR_TIME_REASON } from './domain/rules/facts.ts';
 
 // Ajv's errors (and TypeBox's, which have their shape) as the contract reports them: one problem
 // per field, `<field>: Required` or `<field>: Must be one of: …` (CONTRACT §3). Shared by the HTTP
@@ -43,9 +44,9 @@ function reasonOf(e: ErrorObject): string {
     case 'pattern':
       return 'Invalid format';
     case 'format':
-      return p.format === COUNTRY_FORMAT
-        ? 'Must be an ISO 3166-1 alpha-2 country code'
-        : `Must be a valid ${String(p.format)}`;
+      if (p.format === COUNTRY_FORMAT) return 'Must be an ISO 3166-1 alpha-2 country code';
+      if (p.format === DATE_OR_TIME_FORMAT) return DATE_OR_TIME_REASON;
+      return `Must be a valid ${String(p.format)}`;
     default:
       return e.message ?? 'Invalid value';
   }

@@ -247,6 +247,26 @@ describe('evaluation errors (nested format, CONTRACT §3)', () => {
     assert.equal(ok.statusCode, 200, ok.body);
   });
 
+  it("the rules' date fields take a date or a zoned date-time, each readable by the rules", async () => {
+    const body = (v: string) => ({
+      client_id: 'acme',
+      trigger_type: 'manual',
+      data: { rule_ids: ['MICA-RPT-002'], str_detected_at: v, str_filed: false },
+    });
+    for (const v of ['2026-11-24T12:00:00', 'yesterday', '2026-02-30'])
+      await expect400(
+        body(v),
+        'data.str_detected_at',
+        'Must be an ISO 8601 date (YYYY-MM-DD) or date-time with a zone (Z or ±hh:mm)',
+      );
+    // An hour-only offset and a long fraction are accepted, and read: a week-old STR is overdue.
+    for (const v of ['2026-01-05T12:00:00+01', '2026-01-05T12:00:00.1234567890Z', '2026-01-05']) {
+      const res = await send(body(v));
+      assert.equal(res.statusCode, 200, res.body);
+      assert.equal(res.json().results[0].conditions_met.str_overdue, true, v);
+    }
+  });
+
   it('a compressed body (Content-Encoding other than identity) is a 415, not read as plain JSON', async () => {
     const body = '{"client_id":"acme","trigger_type":"transaction","data":{"customer_id":"c"}}';
     for (const encoding of ['gzip', 'deflate', 'br']) {

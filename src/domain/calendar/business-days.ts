@@ -123,6 +123,15 @@ function instantOfLocal(l: LocalDateTime, timeZone: string): Date {
   return new Date(exact.length > 0 ? Math.min(...exact) : Math.max(...candidates));
 }
 
+/**
+ * The first instant of a calendar date in a zone (its local midnight, or the first existing time
+ * of that date where a clock change skips midnight). A date written without a time is a day of the
+ * client's calendar, not of UTC's: for a client west of UTC, UTC midnight is the evening before.
+ */
+export function startOfLocalDate(year: number, month: number, day: number, timeZone: string): Date {
+  return instantOfLocal({ year, month, day, hour: 0, minute: 0, second: 0, millisecond: 0 }, timeZone);
+}
+
 // Every evaluation that opens a case or a low alert asks for a due date from "now": ~16 µs of
 // formatToParts each (micro-benchmark, 2-core machine), about half of an evaluation's own work.
 // The answer for the last UTC second asked per zone, n and holiday test is remembered; within one

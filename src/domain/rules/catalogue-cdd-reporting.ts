@@ -1,17 +1,28 @@
 // Customer due diligence and reporting rules (articles 19–28): the transaction rules and the STR
 // filing deadline, in the contract's table order.
-import { addBusinessDays } from '../calendar/business-days.ts';
+import { addBusinessDays, startOfLocalDate } from '../calendar/business-days.ts';
 import type { Facts } from './facts.ts';
 import { parseIsoInstant, roundMoney } from './facts.ts';
 import type { RuleDefinition, RuleEvalContext } from './rule-definition.ts';
 import { evidence, flag } from './rule-definition.ts';
 import type { ClientRuleSettings } from './settings.ts';
 
+const DATE_ONLY = /^(\d{4})-(\d{2})-(\d{2})$/;
+
 // An STR is overdue once now is past detection + N business days in the client's calendar.
 function strOverdue(f: Facts, { settings, env }: RuleEvalContext): boolean {
   const raw = f.str('str_detected_at');
-  const detected = raw === undefined ? undefined : parseIsoInstant(raw);
+  let detected = raw === undefined ? undefined : parseIsoInstant(raw);
   if (detected === undefined) return false;
+  // A date alone is that day in the client's calendar: counted from its local midnight.
+  const dateOnly = DATE_ONLY.exec(raw!.trim());
+  if (dateOnly)
+    detected = startOfLocalDate(
+      Number(dateOnly[1]),
+      Number(dateOnly[2]),
+      Number(dateOnly[3]),
+      settings.time_zone,
+    );
   // Not yet detected, so not yet due: and no calendar is walked towards a far-future date.
   if (detected.getTime() >= env.now.getTime()) return false;
   const deadline = addBusinessDays(detected, settings.thresholds.str_filing_business_days, {

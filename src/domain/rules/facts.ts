@@ -50,11 +50,31 @@ export function isStorableInstant(d: Date): boolean {
   return year >= 1 && year <= 9999;
 }
 
+/** The request schema's format of the rules' date fields (registered with Ajv in http/validation.ts). */
+export const DATE_OR_TIME_FORMAT = 'iso-date-or-zoned-date-time';
+export const DATE_OR_TIME_REASON =
+  'Must be an ISO 8601 date (YYYY-MM-DD) or date-time with a zone (Z or ±hh:mm)';
+
+/**
+ * What the API accepts in a rule's date field: exactly what parseIsoInstant reads, as a date alone
+ * or a date-time with its zone (a time without one is ambiguous, so it is refused at the door).
+ */
+export function isDateOrZonedDateTime(s: string): boolean {
+  const t = s.trim();
+  return (
+    parseIsoInstant(t) !== undefined &&
+    (/^\d{4}-\d{2}-\d{2}$/.test(t) || /(?:z|[+-]\d{2}(?::?\d{2})?)$/i.test(t))
+  );
+}
+
 /** What a refused out-of-range instant is told. */
 export const STORABLE_INSTANT_RANGE = 'Must lie between 0001-01-01 and 9999-12-31 (UTC)';
 
+// Every form the request schema's date-time format lets through must be read here: an hour-only
+// offset (+01) and any number of fraction digits included. A value the API accepted but the rules
+// could not read would count as absent, and MICA-RPT-002 would not flag a late STR.
 const ISO_8601 =
-  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})?)?$/i;
+  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?(Z|[+-]\d{2}(?::?\d{2})?)?)?$/i;
 
 /**
  * Parses an ISO 8601 date or date-time; undefined when malformed or not a real calendar time.

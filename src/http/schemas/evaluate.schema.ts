@@ -1,5 +1,6 @@
 import { type Static, type TSchema, Type } from 'typebox';
 import { COUNTRY_FORMAT } from '../../domain/country-codes.ts';
+import { DATE_OR_TIME_FORMAT } from '../../domain/rules/facts.ts';
 import { Enum, NonNegative } from './common.schema.ts';
 
 export const TRIGGER_TYPES = ['transaction', 'wallet_screen', 'travel_rule', 'periodic', 'manual'] as const;
@@ -11,7 +12,10 @@ const Country = Type.String({
   description: 'ISO 3166-1 alpha-2 country code, any case (XK for Kosovo accepted)',
 });
 const Id = Type.String({ minLength: 1, maxLength: 256 });
-const DateOrTime = Type.Union([Type.String({ format: 'date' }), Type.String({ format: 'date-time' })]);
+const DateOrTime = Type.String({
+  format: DATE_OR_TIME_FORMAT,
+  description: 'ISO 8601 date (a day of the client’s calendar) or date-time with its zone',
+});
 
 const transactionFields = {
   customer_verified: Type.Boolean(),

@@ -165,6 +165,30 @@ describe('MICA-RPT-002 STR filing deadline', () => {
     assert.equal(triggers('MICA-RPT-002', data, { settings: auckland, env }), true);
   });
 
+  it("reads a date alone as that day in the client's calendar, not as UTC midnight", () => {
+    // Detected Tuesday 24 Nov 2026 in New York; Thursday 26 is Thanksgiving: two business days are
+    // Wednesday 25 and Friday 27, so on Thursday afternoon the STR is not yet overdue. Read as UTC
+    // midnight (Monday 19:00 local) it was overdue from Wednesday evening.
+    const ny = resolveRuleSettings({ time_zone: 'America/New_York', holiday_country: 'US' });
+    const thursday = { now: new Date('2026-11-26T18:20:00Z') };
+    assert.equal(
+      triggers('MICA-RPT-002', { str_detected_at: '2026-11-24' }, { settings: ny, env: thursday }),
+      false,
+    );
+    const saturday = { now: new Date('2026-11-28T12:00:00Z') };
+    assert.equal(
+      triggers('MICA-RPT-002', { str_detected_at: '2026-11-24' }, { settings: ny, env: saturday }),
+      true,
+    );
+  });
+
+  it('reads every date-time form the API accepts: an hour-only offset, many fraction digits', () => {
+    assert.equal(triggers('MICA-RPT-002', { str_detected_at: '2026-06-29T11:30:00+02' }), true);
+    assert.equal(triggers('MICA-RPT-002', { str_detected_at: '2026-06-29T12:30:00+02' }), false);
+    assert.equal(triggers('MICA-RPT-002', { str_detected_at: '2026-06-29T09:30:00.1234567890Z' }), true);
+    assert.equal(triggers('MICA-RPT-002', { str_detected_at: '2026-06-29T04:30:00-05' }), true);
+  });
+
   it('follows the per-client number of business days', () => {
     const settings = resolveRuleSettings({ thresholds: { str_filing_business_days: 3 } });
     assert.equal(triggers('MICA-RPT-002', { str_detected_at: '2026-06-29T09:00:00Z' }, { settings }), false);

@@ -14,7 +14,10 @@ export interface StrSweepResult {
   /** Pending STR cases looked at. */
   checked: number;
   evaluated: Array<{ case_id: string; case_number: string; evaluation_id: string; alert: boolean }>;
-  /** Cases whose evaluation failed; they are left for the next run. */
+  /**
+   * Cases whose evaluation failed; they are left for the next run (released, or, when the database
+   * is gone, taken up again once their claim expires).
+   */
   failed: number;
 }
 
@@ -50,6 +53,12 @@ export function createStrSweep(deps: {
   async function evaluateCase(c: StrCandidate, result: StrSweepResult): Promise<void> {
     const createdAt = new Date(c.created_at).toISOString();
     try {
+      // Evaluated by a sweep that failed after the commit (before marking the case): marked now,
+      // not evaluated twice.
+      if (await deps.repo.evaluated(c, STR_SWEEP_EVALUATOR)) {
+        await deps.repo.done(c.id, undefined);
+        return;
+      }
       const { response } = await deps.evaluation.evaluate(
         systemPrincipal(c.client_id, deps.environment, 'str-sweep'),
         {
@@ -76,7 +85,7 @@ export function createStrSweep(deps: {
         alert: response.should_alert,
       });
       const status = (await deps.repo.status(c.id)) ?? 'open';
-      await deps.repo.note(c.id, {
+      await deps.repo.done(c.id, {
         at: response.timestamp,
         actor: STR_SWEEP_EVALUATOR,
         from: status,
@@ -110,7 +119,12 @@ export function createStrSweep(deps: {
         result.checked += page.length;
         const due: StrCandidate[] = [];
         for (const c of page) if (await isDue(c, at)) due.push(c);
-        const claimed = new Set(await deps.repo.claim(due.map((c) => c.id)));
+        const claimed = new Set(
+          await deps.repo.claim(
+            due.map((c) => c.id),
+            at,
+          ),
+        );
         for (const c of due) if (claimed.has(c.id)) await evaluateCase(c, result);
         if (page.length < PAGE) break;
       }

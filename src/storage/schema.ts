@@ -104,6 +104,7 @@ export interface CasesTable {
   reason: string;
   is_str: boolean;
   str_sweep_done: boolean;
+  str_sweep_claimed_at: Date | null;
   assignee: string | null;
   rule_ids: string[];
   evaluation_id: string | null;

@@ -11,8 +11,17 @@ export interface StrCandidate {
   customer_id: string | null;
 }
 
+/**
+ * How long a claim holds a case: a sweep evaluates a page of claimed cases in seconds; a claim
+ * older than this belongs to a sweep that died, and the case is taken up again.
+ */
+export const STR_CLAIM_LEASE_MS = 10 * 60_000;
+
 // Only a closing as str_filed ends the filing deadline; any other closing leaves the STR unfiled.
 const PENDING = sql`is_str AND NOT str_sweep_done AND NOT (status = 'closed' AND resolution IS NOT DISTINCT FROM 'str_filed')`;
+/** Not held by a live claim of another sweep. */
+const UNCLAIMED = (now: Date) =>
+  sql`(str_sweep_claimed_at IS NULL OR str_sweep_claimed_at < ${new Date(now.getTime() - STR_CLAIM_LEASE_MS).toISOString()}::timestamptz)`;
 
 /** SQL of the STR sweep: find, claim (once, across instances), release on failure, note in history. */
 export function createStrSweepRepo(db: Db) {
@@ -29,7 +38,7 @@ export function createStrSweepRepo(db: Db) {
                  WHERE a.case_id = c.id AND a.customer_id IS NOT NULL
                  ORDER BY a.created_at LIMIT 1) AS customer_id
           FROM cases c
-         WHERE ${PENDING} AND c.created_at < ${before.toISOString()}::timestamptz
+         WHERE ${PENDING} AND ${UNCLAIMED(before)} AND c.created_at < ${before.toISOString()}::timestamptz
            ${after ? sql`AND (c.created_at, c.id) > (${after.createdAt}::timestamptz, ${after.id}::uuid)` : sql``}
          ORDER BY c.created_at, c.id
          LIMIT ${limit}`.execute(db);
@@ -37,28 +46,44 @@ export function createStrSweepRepo(db: Db) {
     },
 
     /**
-     * Marks cases as swept and returns those this caller marked: the conditional UPDATE lets one
-     * instance win each case, so the rule is evaluated once per case however many instances sweep.
+     * Claims cases for STR_CLAIM_LEASE_MS and returns those this caller claimed: the conditional
+     * UPDATE lets one instance win each case, so the rule is evaluated once per case however many
+     * instances sweep. A claim is not "done": that is set once the evaluation is committed.
      */
-    async claim(ids: string[]): Promise<string[]> {
+    async claim(ids: string[], now: Date): Promise<string[]> {
       if (ids.length === 0) return [];
       const res = await sql<{ id: string }>`
-        UPDATE cases SET str_sweep_done = true
-         WHERE id IN (${sql.join(ids)}) AND ${PENDING}
+        UPDATE cases SET str_sweep_claimed_at = ${now.toISOString()}::timestamptz
+         WHERE id IN (${sql.join(ids)}) AND ${PENDING} AND ${UNCLAIMED(now)}
          RETURNING id`.execute(db);
       return res.rows.map((r) => r.id);
     },
 
-    /** Gives a case back to the next sweep (its evaluation failed). */
+    /** Gives a case back to the next sweep at once (its evaluation failed). */
     async release(id: string): Promise<void> {
-      await sql`UPDATE cases SET str_sweep_done = false WHERE id = ${id}`.execute(db);
-    },
-
-    /** Records in the case's history what the sweep did. */
-    async note(id: string, entry: HistoryEntry): Promise<void> {
-      await sql`UPDATE cases SET history = history || ${JSON.stringify([entry])}::jsonb WHERE id = ${id}`.execute(
+      await sql`UPDATE cases SET str_sweep_claimed_at = NULL WHERE id = ${id} AND NOT str_sweep_done`.execute(
         db,
       );
+    },
+
+    /** Whether the sweep's evaluation of this case is already stored (committed before a failure). */
+    async evaluated(c: { client_id: string; case_number: string }, evaluator: string): Promise<boolean> {
+      const row = await db
+        .selectFrom('evaluations')
+        .select('evaluation_id')
+        .where('client_id', '=', c.client_id)
+        .where('trigger_entity_id', '=', c.case_number)
+        .where('evaluator_id', '=', evaluator)
+        .limit(1)
+        .executeTakeFirst();
+      return row !== undefined;
+    },
+
+    /** Marks a case swept (its evaluation is committed), with what the sweep did in its history. */
+    async done(id: string, entry: HistoryEntry | undefined): Promise<void> {
+      await sql`UPDATE cases SET str_sweep_done = true, str_sweep_claimed_at = NULL
+                 ${entry ? sql`, history = history || ${JSON.stringify([entry])}::jsonb` : sql``}
+                 WHERE id = ${id}`.execute(db);
     },
 
     /** The case's current status (for the history entry). */

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import type { StrSweepResult } from '../../src/jobs/str-sweep.ts';
+import { createStrSweepRepo, STR_CLAIM_LEASE_MS } from '../../src/storage/str-sweep.repo.ts';
 import { clientWithKey, startTestApp, type TestApp } from '../helpers/harness.ts';
 
 describe('STR sweep', () => {
@@ -113,6 +114,50 @@ describe('STR sweep', () => {
     const n = await sql<{ n: number }>`
       SELECT count(*)::int AS n FROM evaluations WHERE evaluator_id = 'system:str-sweep'`.execute(t.deps.db);
     assert.equal(Number(n.rows[0]!.n), 2 + 3);
+  });
+
+  it('a sweep that died after claiming leaves nothing unevaluated: an expired claim is taken up again', async () => {
+    const repo = createStrSweepRepo(t.deps.db);
+    const stale = await openCase(true, 8);
+    const live = await openCase(true, 9);
+    // Claimed by sweeps that never evaluated: one long ago (expired), one just now (still held).
+    await repo.claim([stale.id], new Date(Date.now() - STR_CLAIM_LEASE_MS - 60_000));
+    await repo.claim([live.id], new Date());
+    const r = await sweep();
+    const ids = r.evaluated.map((e) => e.case_id);
+    assert.ok(ids.includes(stale.id), 'the expired claim is evaluated');
+    assert.ok(!ids.includes(live.id), 'a live claim is left to its sweep');
+    const done = await t.deps.db
+      .selectFrom('cases')
+      .select(['id', 'str_sweep_done'])
+      .where('id', 'in', [stale.id, live.id])
+      .execute();
+    assert.deepEqual(Object.fromEntries(done.map((c) => [c.id, c.str_sweep_done])), {
+      [stale.id]: true,
+      [live.id]: false,
+    });
+  });
+
+  it('an evaluation committed before the case was marked is not made twice', async () => {
+    const c = await openCase(true, 10);
+    const first = await sweep();
+    assert.ok(first.evaluated.some((e) => e.case_id === c.id));
+    // As if marking the case had failed after its evaluation was committed.
+    await sql`UPDATE cases SET str_sweep_done = false, str_sweep_claimed_at = NULL WHERE id = ${c.id}`.execute(
+      t.deps.db,
+    );
+    const again = await sweep();
+    assert.ok(!again.evaluated.some((e) => e.case_id === c.id));
+    const n = await sql<{ n: number }>`
+      SELECT count(*)::int AS n FROM evaluations
+       WHERE evaluator_id = 'system:str-sweep' AND trigger_entity_id = ${c.case_number}`.execute(t.deps.db);
+    assert.equal(Number(n.rows[0]!.n), 1);
+    const row = await t.deps.db
+      .selectFrom('cases')
+      .select('str_sweep_done')
+      .where('id', '=', c.id)
+      .executeTakeFirstOrThrow();
+    assert.equal(row.str_sweep_done, true);
   });
 
   it('honours the client calendar: not yet due within 2 business days', async () => {

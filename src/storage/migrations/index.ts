@@ -16,6 +16,7 @@ import * as m014 from './014-alert-payload-order.ts';
 import * as m015 from './015-window-days-bound.ts';
 import * as m016 from './016-high-risk-codes-assigned.ts';
 import * as m017 from './017-retention-by-chain-position.ts';
+import * as m018 from './018-str-sweep-lease.ts';
 
 /** Migrations are compiled in, so a fresh clone migrates without reading a folder at run time. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -35,6 +36,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '015-window-days-bound': m015,
   '016-high-risk-codes-assigned': m016,
   '017-retention-by-chain-position': m017,
+  '018-str-sweep-lease': m018,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

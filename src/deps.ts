@@ -179,12 +179,10 @@ export async function createDeps(
     const row = await clients.get(clientId);
     return row ? splitClientSettings(row.settings).retentionYears : DEFAULT_RETENTION_YEARS;
   };
-  try {
-    await ensureMonthlyPartitions(db, new Date());
-  } catch (err) {
-    // Rows still land in the default partition; the daily job tries again.
-    opts.logger?.warn({ err }, 'could not create monthly audit partitions');
-  }
+  // Rows of a month without its partition land in the default partition; the daily job tries again.
+  await ensureMonthlyPartitions(db, new Date(), {
+    onError: (partition, err) => opts.logger?.warn({ err, partition }, 'could not create an audit partition'),
+  });
   const caseDeps = createCaseDeps({
     config,
     database,

@@ -15,10 +15,20 @@ export function createAuditMaintenance(deps: {
 }): Job {
   return {
     async run() {
-      const partitions = await ensureMonthlyPartitions(deps.db, new Date());
+      // A month that cannot get its partition is reported, and the rest of the care still runs.
+      const failed: Array<{ partition: string; reason: string }> = [];
+      const partitions = await ensureMonthlyPartitions(deps.db, new Date(), {
+        onError: (partition, err) =>
+          failed.push({ partition, reason: err instanceof Error ? err.message : String(err) }),
+      });
       const retention = await deps.auditChain.retention(deps.retentionYearsOf);
       const checkpoints = await deps.auditChain.checkpoint();
-      return { partitions_created: partitions, retention, checkpoints: checkpoints.length };
+      return {
+        partitions_created: partitions,
+        ...(failed.length > 0 ? { partitions_failed: failed } : {}),
+        retention,
+        checkpoints: checkpoints.length,
+      };
     },
   };
 }

@@ -162,13 +162,19 @@ export function createAuditChainService(deps: {
         cutoffs.set(client_id, c);
       }
       const removed: Array<{ client_id: string; rows: number; before: string }> = [];
+      const failed: Array<{ client_id: string; reason: string }> = [];
       for (const [clientId, cutoff] of cutoffs) {
         // One statement: the SECURITY DEFINER function (migration 006) records the retention mark
         // and deletes in one go, so the restricted application role never holds DELETE itself.
-        const res = await sql<{ n: number }>`
-          SELECT mica_retention_delete(${clientId}, ${cutoff}) AS n`.execute(db);
-        const n = Number(res.rows[0]?.n ?? 0);
-        if (n > 0) removed.push({ client_id: clientId, rows: n, before: cutoff.toISOString() });
+        // One client's failure is recorded; the others' retention still runs.
+        try {
+          const res = await sql<{ n: number }>`
+            SELECT mica_retention_delete(${clientId}, ${cutoff}) AS n`.execute(db);
+          const n = Number(res.rows[0]?.n ?? 0);
+          if (n > 0) removed.push({ client_id: clientId, rows: n, before: cutoff.toISOString() });
+        } catch (err) {
+          failed.push({ client_id: clientId, reason: err instanceof Error ? err.message : String(err) });
+        }
       }
       // Partitions now empty for every client (all older than every cutoff) are dropped.
       const oldest = [...cutoffs.values()].reduce<Date | undefined>(
@@ -191,6 +197,7 @@ export function createAuditChainService(deps: {
       const result = {
         ran_at: at.toISOString(),
         removed,
+        ...(failed.length > 0 ? { failed } : {}),
         dropped_partitions: dropped,
         ...(kept.length > 0 ? { kept_partitions: kept } : {}),
       };

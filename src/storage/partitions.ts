@@ -18,16 +18,30 @@ function partitionName(d: Date): string {
 export async function ensureMonthlyPartitions(
   db: Db,
   now: Date,
-  opts: { monthsBack?: number; monthsAhead?: number } = {},
+  opts: {
+    monthsBack?: number;
+    monthsAhead?: number;
+    /**
+     * Told of a month whose partition could not be made, and the next month is tried: its rows
+     * stay in the default partition (a month whose rows already landed there, when partitions were
+     * not made ahead for months, cannot be split off it). Without it the first failure is thrown.
+     */
+    onError?: (partition: string, err: unknown) => void;
+  } = {},
 ): Promise<string[]> {
   const created: string[] = [];
   const y = now.getUTCFullYear();
   const m = now.getUTCMonth();
   for (let k = -(opts.monthsBack ?? 1); k <= (opts.monthsAhead ?? 3); k++) {
     const from = monthStart(y, m + k);
-    const res = await sql<{ created: boolean }>`
-      SELECT mica_create_audit_partition(${from.toISOString().slice(0, 10)}::date) AS created`.execute(db);
-    if (res.rows[0]?.created) created.push(partitionName(from));
+    try {
+      const res = await sql<{ created: boolean }>`
+        SELECT mica_create_audit_partition(${from.toISOString().slice(0, 10)}::date) AS created`.execute(db);
+      if (res.rows[0]?.created) created.push(partitionName(from));
+    } catch (err) {
+      if (!opts.onError) throw err;
+      opts.onError(partitionName(from), err);
+    }
   }
   return created;
 }

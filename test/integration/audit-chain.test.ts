@@ -253,4 +253,62 @@ describe('audit maintenance job', () => {
     assert.equal(cps.at(-1)?.seq, 1);
     await assert.rejects(t.deps.jobs.run('nope'), /unknown job/);
   });
+
+  it('a month whose rows landed in the default partition is reported; retention and checkpoints still run', async () => {
+    // Partitions were not made ahead (the job off for months): a row of a coming month is in the
+    // default partition, so that month's partition cannot be created over it.
+    const now = new Date();
+    const ahead = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 2, 15));
+    const name = `evaluations_p${ahead.getUTCFullYear()}_${String(ahead.getUTCMonth() + 1).padStart(2, '0')}`;
+    await sql`ALTER TABLE evaluations DETACH PARTITION ${sql.table(name)}`.execute(t.deps.db);
+    await sql`DROP TABLE ${sql.table(name)}`.execute(t.deps.db);
+    await t.deps.clients.create('ahead', { actor: 't' });
+    await t.deps.auditWriter.write(governanceRecord('ahead', ahead));
+    const report = (await t.deps.jobs.run('audit-maintenance')) as {
+      partitions_failed?: Array<{ partition: string; reason: string }>;
+      checkpoints: number;
+    };
+    assert.deepEqual(
+      report.partitions_failed?.map((f) => f.partition),
+      [name],
+    );
+    assert.ok(report.checkpoints >= 1, 'the checkpoints were written');
+    assert.ok((await t.deps.auditChain.checkpoints('ahead')).length >= 1);
+  });
+
+  it('two retention runs at once both complete, and record one mark (PostgreSQL: several sessions)', async (ctx) => {
+    if (t.deps.database.kind !== 'postgres') {
+      ctx.skip('the embedded store has one session: retention runs one after another anyway');
+      return;
+    }
+    await t.deps.clients.create('twice', { actor: 't', settings: { retention_years: 5 } });
+    const old = new Date(Date.now() - 6 * 365.25 * 86_400_000);
+    await ensureMonthlyPartitions(t.deps.db, old, { monthsBack: 0, monthsAhead: 0 });
+    for (let i = 0; i < 3; i++) await t.deps.auditWriter.write(governanceRecord('twice', old));
+    // One run's delete is still uncommitted when the other starts (a large delete takes a while).
+    const cutoff = new Date(Date.now() - 5 * 365.25 * 86_400_000);
+    const runs = await t.deps.db.connection().execute(async (c) => {
+      await sql`BEGIN`.execute(c);
+      const first = await sql<{ n: number }>`SELECT mica_retention_delete('twice', ${cutoff}) AS n`.execute(
+        c,
+      );
+      const second = t.deps.auditChain.retention(t.deps.retentionYearsOf);
+      await new Promise((r) => setTimeout(r, 300));
+      await sql`COMMIT`.execute(c);
+      return [{ removed: [{ client_id: 'twice', rows: Number(first.rows[0]!.n) }] }, await second] as Array<{
+        removed: Array<{ client_id: string; rows: number }>;
+        failed?: unknown[];
+      }>;
+    });
+    for (const r of runs) assert.equal((r as { failed?: unknown[] }).failed, undefined, JSON.stringify(r));
+    const removed = runs.flatMap((r) => r.removed).filter((x) => x.client_id === 'twice');
+    assert.deepEqual(
+      removed.map((x) => x.rows),
+      [3],
+    );
+    const marks = await sql<{ n: number }>`
+      SELECT count(*)::int AS n FROM audit_retention_marks WHERE client_id = 'twice'`.execute(t.deps.db);
+    assert.equal(Number(marks.rows[0]!.n), 1);
+    assert.equal((await t.deps.auditChain.verify('twice')).ok, true);
+  });
 });

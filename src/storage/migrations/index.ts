@@ -17,6 +17,7 @@ import * as m015 from './015-window-days-bound.ts';
 import * as m016 from './016-high-risk-codes-assigned.ts';
 import * as m017 from './017-retention-by-chain-position.ts';
 import * as m018 from './018-str-sweep-lease.ts';
+import * as m019 from './019-retention-one-at-a-time.ts';
 
 /** Migrations are compiled in, so a fresh clone migrates without reading a folder at run time. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -37,6 +38,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '016-high-risk-codes-assigned': m016,
   '017-retention-by-chain-position': m017,
   '018-str-sweep-lease': m018,
+  '019-retention-one-at-a-time': m019,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

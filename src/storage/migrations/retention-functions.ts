@@ -19,12 +19,16 @@ export function retentionFunctions(verb: 'CREATE' | 'CREATE OR REPLACE', floor: 
         RAISE EXCEPTION 'retention cutoff % is within the shortest retention period (${floor})', p_cutoff
           USING ERRCODE = 'insufficient_privilege';
       END IF;
+      -- One retention of a client at a time (every instance's daily job runs at the same hour): a
+      -- second waits here, then finds nothing left before the cutoff.
+      PERFORM pg_advisory_xact_lock(hashtext('mica_retention:' || p_client));
       SELECT max(chain_seq) INTO last_seq FROM evaluations
        WHERE client_id = p_client AND evaluated_at < p_cutoff;
       IF last_seq IS NULL THEN RETURN 0; END IF;
       SELECT row_hash INTO last_hash FROM evaluations WHERE client_id = p_client AND chain_seq = last_seq;
       INSERT INTO audit_retention_marks (client_id, seq, hash, removed_before)
-      VALUES (p_client, last_seq, last_hash, p_cutoff);
+      VALUES (p_client, last_seq, last_hash, p_cutoff)
+      ON CONFLICT (client_id, seq) DO NOTHING;
       PERFORM set_config('mica.maintenance', 'retention', true);
       -- Every row up to the mark, by chain position (a row linked before the last one past the
       -- cutoff may carry a time a few milliseconds later): verification trusts a mark only where no

@@ -18,8 +18,10 @@ async function main(): Promise<void> {
   const notice = heldListsNotice((await deps.lists.current()).meta);
   logger[notice.level]({ lists: notice.lists }, notice.message);
 
-  const demo = config.MICA_DEMO_SEED ? await seedDemoClient(deps) : undefined;
   const address = await app.listen({ port: config.PORT, host: config.HOST });
+  // Seeded only once listening: a start that fails to listen (a port already taken) must not use
+  // up the one start on an empty store that creates the demo client and prints its key.
+  const demo = config.MICA_DEMO_SEED ? await seedDemoClient(deps) : undefined;
   const local = address.replace('0.0.0.0', '127.0.0.1').replace('[::]', '127.0.0.1');
   if (lock)
     publishServerInfo(config.MICA_DATA_DIR, { url: local, token: deps.operatorToken(), pid: process.pid });

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
+import net from 'node:net';
 import { describe, it } from 'node:test';
-import { freePort, tempDataDir } from '../helpers/server-process.ts';
+import { freePort, startServerProcess, tempDataDir } from '../helpers/server-process.ts';
 
 // The two ways people run this service, through npm itself: `npm run mica -- …` (black-box tests
 // parse its output, CONTRACT §8) and `npm start` (stopped with a signal to npm, as process
@@ -52,6 +53,51 @@ describe('npm run mica and npm start', () => {
     while (await up()) {
       assert.ok(Date.now() < stopBy, 'the server outlived npm: still answering 15 s after SIGTERM');
       await new Promise((r) => setTimeout(r, 200));
+    }
+  });
+});
+
+describe('the first start of an empty store', () => {
+  it('a start that cannot listen does not use up the demo client and its key', async () => {
+    const dataDir = tempDataDir();
+    const blocker = net.createServer();
+    await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', r));
+    const { port } = blocker.address() as net.AddressInfo;
+    try {
+      const failed = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+        env: {
+          ...process.env,
+          PORT: String(port),
+          HOST: '127.0.0.1',
+          MICA_DATA_DIR: dataDir,
+          DATABASE_URL: '',
+          REDIS_URL: '',
+          MICA_DEMO_SEED: 'true',
+          LOG_LEVEL: 'warn',
+        },
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+      assert.notEqual(failed.status, 0, 'the port was taken');
+      assert.doesNotMatch(failed.stdout, /mica_live_/);
+    } finally {
+      blocker.close();
+    }
+    const server = await startServerProcess({
+      MICA_DATA_DIR: dataDir,
+      DATABASE_URL: '',
+      REDIS_URL: '',
+      MICA_DEMO_SEED: 'true',
+    });
+    try {
+      const key = server.demoKey();
+      assert.ok(key, `the demo key is printed on the first start that listens:\n${server.stdout()}`);
+      const res = await fetch(`${server.url}/api/console/whoami`, {
+        headers: { authorization: `Bearer ${key}` },
+      });
+      assert.equal(res.status, 200);
+    } finally {
+      await server.stop();
     }
   });
 });

@@ -30,6 +30,6 @@ export function registerWebhookCommands(program: Command, found: Found): void {
   const jobs = program.command('jobs').description('scheduled work, run on demand');
   jobs
     .command('run <job>')
-    .description('run a job now (str-sweep)')
+    .description('run a job now (str-sweep, audit-maintenance)')
     .action((job: string) => found({ name: 'jobs.run', args: { job } }));
 }

@@ -81,6 +81,19 @@ describe('wallet screening errors (flat format) and wallet_screen on /evaluate',
     assert.match(errors[1]!, /^wallet_address: /);
   });
 
+  it('a compressed body is a flat 415 VALIDATION that lists its problem', async () => {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/mica/wallet-screening',
+      headers: { ...auth, 'content-type': 'application/json', 'content-encoding': 'br' },
+      payload: '{"wallet_address":"x","blockchain":"bitcoin"}',
+    });
+    assert.equal(res.statusCode, 415);
+    const body = res.json() as FlatBody;
+    assert.equal(body.type, 'VALIDATION');
+    assert.deepEqual(body.details.errors, ['body: Unsupported Content-Encoding']);
+  });
+
   it('answers 401 AUTHENTICATION (flat) without a key', async () => {
     for (const [method, url] of [
       ['GET', '/api/mica/wallet-screening?wallet_address=x&blockchain=bitcoin'],

@@ -219,6 +219,16 @@ describe('webhook signatures', () => {
     }
   });
 
+  it('a signed body sent with a Content-Encoding is a 415 BAD_REQUEST (not read as plain); unsigned stays 401', async () => {
+    const raw = JSON.stringify(vendorBody('txmon-a'));
+    const req = signed('txmon-a', SECRET, raw, { extraHeaders: { 'content-encoding': 'gzip' } });
+    const res = await app.inject(req);
+    assert.equal(res.statusCode, 415, res.body);
+    assert.equal(res.json().error.code, 'BAD_REQUEST');
+    const forged = signed('txmon-a', 'wrong-secret', raw, { extraHeaders: { 'content-encoding': 'gzip' } });
+    assert.equal((await app.inject(forged)).statusCode, 401);
+  });
+
   it('a signed body that is not UTF-8 is a 400, and nothing is stored', async () => {
     const id = `latin1-${Date.now()}`;
     const raw = Buffer.from(

@@ -97,7 +97,7 @@ export function renderError(err: AppError, format: ErrorFormat): Record<string, 
   if (format === 'flat') {
     const { field: _f, reason, errors, ...rest } = err.details ?? {};
     const details: Record<string, unknown> = { ...rest };
-    if (err.code === 'INVALID_REQUEST' || err.code === 'PAYLOAD_TOO_LARGE')
+    if (ERROR_CODES[err.code].flat === 'VALIDATION')
       details.errors = errors ?? (reason ? [`${_f ?? 'body'}: ${reason}`] : []);
     // The flat RATE_LIMIT details are exactly limit, remaining, reset_at (the spec's table).
     if (err.code === 'RATE_LIMITED') delete details.retry_after;

@@ -149,26 +149,24 @@ export async function parseJsonBodyOffThread(body: Buffer): Promise<unknown> {
  * than read as if it were plain JSON (a body labelled compressed but sent plain was accepted, a
  * compressed one failed as "not valid UTF-8").
  */
-function unsupportedEncoding(header: string | undefined): string | undefined {
+export function encodingRefusal(header: string | undefined): AppError | undefined {
   if (header === undefined) return undefined;
   const value = header.trim().toLowerCase();
-  return value === '' || value === 'identity' ? undefined : value.slice(0, 64);
+  if (value === '' || value === 'identity') return undefined;
+  return new AppError(
+    'UNSUPPORTED_MEDIA_TYPE',
+    `Content-Encoding ${value.slice(0, 64)} is not supported: send the body uncompressed`,
+    { field: 'body', reason: 'Unsupported Content-Encoding' },
+  );
 }
 
 export function registerJsonBody(app: FastifyInstance): void {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (req, body: Buffer, done) => {
     req.rawBody = body;
-    const encoding = unsupportedEncoding(req.headers['content-encoding']);
-    if (encoding !== undefined) {
-      done(
-        new AppError(
-          'UNSUPPORTED_MEDIA_TYPE',
-          `Content-Encoding ${encoding} is not supported: send the body uncompressed`,
-          { field: 'body', reason: 'Unsupported Content-Encoding' },
-        ),
-        undefined,
-      );
+    const refused = encodingRefusal(req.headers['content-encoding']);
+    if (refused) {
+      done(refused, undefined);
       return;
     }
     if (body.length > OFF_THREAD_BODY_BYTES) {

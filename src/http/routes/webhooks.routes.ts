@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { KIND_SPECS, TIMESTAMP_HEADER, WEBHOOK_KINDS } from '../../domain/webhooks/kinds.ts';
 import { SignatureRejected, type WebhookIntakeService } from '../../services/webhook-intake.service.ts';
-import { parseJsonBody, registerRawBody } from '../plugins/json-body.ts';
+import { encodingRefusal, parseJsonBody, registerRawBody } from '../plugins/json-body.ts';
 import { rateLimitError, setRateLimitHeaders } from '../plugins/rate-limit.ts';
 import { NestedError } from '../schemas/common.schema.ts';
 
@@ -18,6 +18,7 @@ const errors = {
   401: NestedError,
   409: NestedError,
   413: NestedError,
+  415: NestedError,
   429: NestedError,
   500: NestedError,
 };
@@ -149,6 +150,9 @@ export const webhookRoutes =
               req.log.warn({ vendor: kind, reason: e.reason, ip: req.ip }, 'webhook signature rejected');
             throw e;
           }
+          // After the signature, as the JSON: a compressed body is not read as if it were plain.
+          const refused = encodingRefusal(req.headers['content-encoding']);
+          if (refused) throw refused;
           const body = parseJsonBody(rawBody);
           return deps.intake.accept(kind, clientId, { body, rawBody, headers: req.headers });
         },

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import type { StrSweepResult } from '../../src/jobs/str-sweep.ts';
+import { up as repairStrSweep } from '../../src/storage/migrations/020-str-sweep-repair.ts';
 import { createStrSweepRepo, STR_CLAIM_LEASE_MS } from '../../src/storage/str-sweep.repo.ts';
 import { clientWithKey, startTestApp, type TestApp } from '../helpers/harness.ts';
 
@@ -158,6 +159,26 @@ describe('STR sweep', () => {
       .where('id', '=', c.id)
       .executeTakeFirstOrThrow();
     assert.equal(row.str_sweep_done, true);
+  });
+
+  it('migration 020 gives back a case an earlier sweep marked done without its evaluation', async () => {
+    const evaluated = await openCase(true, 12);
+    await sweep();
+    // The old sweep's failure: marked done, never evaluated.
+    const lost = await openCase(true, 11);
+    await sql`UPDATE cases SET str_sweep_done = true WHERE id = ${lost.id}`.execute(t.deps.db);
+    await repairStrSweep(t.deps.db as never);
+    const rows = await t.deps.db
+      .selectFrom('cases')
+      .select(['id', 'str_sweep_done'])
+      .where('id', 'in', [lost.id, evaluated.id])
+      .execute();
+    assert.deepEqual(Object.fromEntries(rows.map((r) => [r.id, r.str_sweep_done])), {
+      [lost.id]: false,
+      [evaluated.id]: true,
+    });
+    const r = await sweep();
+    assert.ok(r.evaluated.some((e) => e.case_id === lost.id));
   });
 
   it('honours the client calendar: not yet due within 2 business days', async () => {

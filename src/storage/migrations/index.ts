@@ -18,6 +18,7 @@ import * as m016 from './016-high-risk-codes-assigned.ts';
 import * as m017 from './017-retention-by-chain-position.ts';
 import * as m018 from './018-str-sweep-lease.ts';
 import * as m019 from './019-retention-one-at-a-time.ts';
+import * as m020 from './020-str-sweep-repair.ts';
 
 /** Migrations are compiled in, so a fresh clone migrates without reading a folder at run time. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -39,6 +40,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '017-retention-by-chain-position': m017,
   '018-str-sweep-lease': m018,
   '019-retention-one-at-a-time': m019,
+  '020-str-sweep-repair': m020,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -2,7 +2,7 @@ import { Agent } from 'undici';
 import type { Config } from '../config.ts';
 import type { Chain, RiskPart, VendorName } from '../domain/screening/index.ts';
 import { sha256Hex } from '../domain/sha256.ts';
-import { BreakerOpenError, type BreakerState, createBreakers, createMemoryBreakerStore } from './breaker.ts';
+import { type BreakerState, createBreakers, createMemoryBreakerStore } from './breaker.ts';
 import { withLocalFallback } from './breaker-fallback.ts';
 import { createRedisBreakerStore } from './breaker-redis.ts';
 import { VendorCallError } from './http.ts';

@@ -24,7 +24,7 @@ export interface ServerProcess {
   url: string;
   stdout: () => string;
   /** The demo key printed at first start, if any. */
-  demoKey: () => string | undefined;
+  demoKey: (withinMs?: number) => Promise<string | undefined>;
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
@@ -71,7 +71,18 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
     child,
     url,
     stdout: () => out,
-    demoKey: () => /(mica_(?:live|test)_[A-Za-z0-9_-]+)/.exec(out)?.[1],
+    /**
+     * The demo key the first start prints, waited for: the server answers /healthz as soon as it
+     * listens, and creates and prints the demo client just after (src/main.ts).
+     */
+    demoKey: async (withinMs = 10_000) => {
+      const until = Date.now() + withinMs;
+      for (;;) {
+        const key = /(mica_(?:live|test)_[A-Za-z0-9_-]+)/.exec(out)?.[1];
+        if (key || Date.now() > until || child.exitCode !== null) return key;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    },
     stop: (signal = 'SIGTERM') =>
       new Promise((resolve) => {
         if (child.exitCode !== null) return resolve(child.exitCode);

@@ -111,7 +111,7 @@ describe('mica casps import', () => {
       MICA_DEMO_SEED: 'true',
       ...(TEST_DATABASE_URL ? { DATABASE_URL: TEST_DATABASE_URL } : {}),
     });
-    const key = server.demoKey();
+    const key = await server.demoKey();
     assert.ok(key, `demo key printed: ${server.stdout()}`);
     const verified = async () => {
       // A new transfer id each time: the answer must not come from the cache.

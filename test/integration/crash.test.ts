@@ -23,7 +23,7 @@ describe('crash safety', () => {
       MICA_DEMO_SEED: 'true',
       ...(TEST_DATABASE_URL ? { DATABASE_URL: TEST_DATABASE_URL } : {}),
     });
-    const key = server.demoKey();
+    const key = await server.demoKey();
     assert.ok(key, `demo key printed: ${server.stdout()}`);
 
     const answered: Array<{ id: string; rules: number }> = [];

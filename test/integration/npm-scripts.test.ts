@@ -90,7 +90,7 @@ describe('the first start of an empty store', () => {
       MICA_DEMO_SEED: 'true',
     });
     try {
-      const key = server.demoKey();
+      const key = await server.demoKey();
       assert.ok(key, `the demo key is printed on the first start that listens:\n${server.stdout()}`);
       const res = await fetch(`${server.url}/api/console/whoami`, {
         headers: { authorization: `Bearer ${key}` },

@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { type Actor, systemActor } from '../../domain/actor.ts';
 import type { EvaluationService } from '../../services/evaluation.service.ts';
 import { principalOf } from '../plugins/auth.ts';
-import { NestedError, nestedErrorResponses } from '../schemas/common.schema.ts';
+import { nestedErrorResponses } from '../schemas/common.schema.ts';
 import { EvaluationRequestSchema, EvaluationResponseSchema } from '../schemas/evaluate.schema.ts';
 
 /** POST /api/mica/evaluate and GET /api/mica/evaluations/{id}. */

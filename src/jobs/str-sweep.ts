@@ -119,10 +119,11 @@ export function createStrSweep(deps: {
         result.checked += page.length;
         const due: StrCandidate[] = [];
         for (const c of page) if (await isDue(c, at)) due.push(c);
+        // Stamped when claimed, not when the run began: a long run must not claim already expired.
         const claimed = new Set(
           await deps.repo.claim(
             due.map((c) => c.id),
-            at,
+            now(),
           ),
         );
         for (const c of due) if (claimed.has(c.id)) await evaluateCase(c, result);

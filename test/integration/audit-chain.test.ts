@@ -254,6 +254,25 @@ describe('audit maintenance job', () => {
     await assert.rejects(t.deps.jobs.run('nope'), /unknown job/);
   });
 
+  it('retention never removes a row younger than its cutoff, even behind an old time at the chain head', async () => {
+    // A row written with an old time after recent ones (a wrong clock): deleting by chain position
+    // up to it would take the recent rows with it.
+    await t.deps.clients.create('skewed', { actor: 't' });
+    const old = new Date(Date.now() - 8 * 365.25 * 86_400_000);
+    await ensureMonthlyPartitions(t.deps.db, old, { monthsBack: 0, monthsAhead: 0 });
+    for (let i = 0; i < 3; i++) await t.deps.auditWriter.write(governanceRecord('skewed', new Date()));
+    await t.deps.auditWriter.write(governanceRecord('skewed', old));
+    const result = await t.deps.auditChain.retention(t.deps.retentionYearsOf);
+    assert.deepEqual(
+      result.removed.filter((r) => r.client_id === 'skewed'),
+      [],
+    );
+    const left = await sql<{ n: number }>`
+      SELECT count(*)::int AS n FROM evaluations WHERE client_id = 'skewed'`.execute(t.deps.db);
+    assert.equal(Number(left.rows[0]!.n), 4);
+    assert.equal((await t.deps.auditChain.verify('skewed')).ok, true);
+  });
+
   it('a month whose rows landed in the default partition is reported; retention and checkpoints still run', async () => {
     // Partitions were not made ahead (the job off for months): a row of a coming month is in the
     // default partition, so that month's partition cannot be created over it.

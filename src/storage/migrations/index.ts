@@ -19,6 +19,7 @@ import * as m017 from './017-retention-by-chain-position.ts';
 import * as m018 from './018-str-sweep-lease.ts';
 import * as m019 from './019-retention-one-at-a-time.ts';
 import * as m020 from './020-str-sweep-repair.ts';
+import * as m021 from './021-retention-never-past-the-cutoff.ts';
 
 /** Migrations are compiled in, so a fresh clone migrates without reading a folder at run time. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -41,6 +42,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '018-str-sweep-lease': m018,
   '019-retention-one-at-a-time': m019,
   '020-str-sweep-repair': m020,
+  '021-retention-never-past-the-cutoff': m021,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

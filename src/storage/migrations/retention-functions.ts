@@ -24,15 +24,20 @@ export function retentionFunctions(verb: 'CREATE' | 'CREATE OR REPLACE', floor: 
       PERFORM pg_advisory_xact_lock(hashtext('mica_retention:' || p_client));
       SELECT max(chain_seq) INTO last_seq FROM evaluations
        WHERE client_id = p_client AND evaluated_at < p_cutoff;
-      IF last_seq IS NULL THEN RETURN 0; END IF;
+      -- Never past a row that is not due: the chain is cut before the first row at or after the
+      -- cutoff, so every row removed is older than it even where times are out of chain order (a
+      -- row written with an old time at the head must not take the recent rows with it).
+      SELECT least(last_seq, min(chain_seq) - 1) INTO last_seq FROM evaluations
+       WHERE client_id = p_client AND evaluated_at >= p_cutoff;
+      IF last_seq IS NULL OR last_seq < 1 THEN RETURN 0; END IF;
       SELECT row_hash INTO last_hash FROM evaluations WHERE client_id = p_client AND chain_seq = last_seq;
       INSERT INTO audit_retention_marks (client_id, seq, hash, removed_before)
       VALUES (p_client, last_seq, last_hash, p_cutoff)
       ON CONFLICT (client_id, seq) DO NOTHING;
       PERFORM set_config('mica.maintenance', 'retention', true);
-      -- Every row up to the mark, by chain position (a row linked before the last one past the
-      -- cutoff may carry a time a few milliseconds later): verification trusts a mark only where no
-      -- row at or below it remains (audit-chain.service.ts), so none may be left there.
+      -- Every row up to the mark, by chain position (all older than the cutoff, see above):
+      -- verification trusts a mark only where no row at or below it remains
+      -- (audit-chain.service.ts), so none may be left there.
       DELETE FROM evaluations WHERE client_id = p_client AND chain_seq <= last_seq;
       GET DIAGNOSTICS n = ROW_COUNT;
       PERFORM set_config('mica.maintenance', '', true);

@@ -24,10 +24,14 @@ export async function migrateSchema(
     }
   } else applied = await migrateToLatest(database.db);
   if (database.kind === 'postgres' && logger) {
+    // Every audit table (README "A role that cannot change them"), not only the evaluations.
     const r = await sql<{ role: string; writable: boolean }>`
-      SELECT current_user AS role,
-             has_table_privilege('evaluations', 'UPDATE') OR has_table_privilege('evaluations', 'DELETE')
-               OR has_table_privilege('evaluations', 'TRUNCATE') AS writable`.execute(database.db);
+      SELECT current_user AS role, bool_or(
+               has_table_privilege(t, 'UPDATE') OR has_table_privilege(t, 'DELETE')
+               OR has_table_privilege(t, 'TRUNCATE')) AS writable
+        FROM unnest(ARRAY['evaluations', 'audit_checkpoints', 'audit_retention_marks', 'operator_audit']) AS t`.execute(
+      database.db,
+    );
     const row = r.rows[0];
     if (row?.writable)
       logger.warn(

@@ -7,6 +7,7 @@ import { createDeps } from '../../src/deps.ts';
 import { type Db, openDatabase } from '../../src/storage/db.ts';
 import { migrateToLatest } from '../../src/storage/migrations/index.ts';
 import { ensureMonthlyPartitions, listPartitions } from '../../src/storage/partitions.ts';
+import { migrateSchema } from '../../src/storage/schema-owner.ts';
 import { governanceRecord } from '../helpers/audit-records.ts';
 import {
   clientWithKey,
@@ -144,6 +145,23 @@ describe('the restricted application role (PostgreSQL)', { skip: !TEST_DATABASE_
     assert.deepEqual(who.rows[0], { u: LOGIN_ROLE, member: true, super: false });
     // With nothing pending, the role can check the schema version itself (no DATABASE_MIGRATION_URL).
     assert.deepEqual(await migrateToLatest(appDb), []);
+  });
+
+  it('warns at start when the role could change any audit table, not only the evaluations', async () => {
+    const warnings: string[] = [];
+    const logger = { warn: (_o: unknown, msg?: string) => warnings.push(String(msg)) };
+    await migrateSchema(t.deps.database, undefined, logger as never);
+    assert.deepEqual(warnings, [], 'the restricted role is not warned about');
+    const owner = await openDatabase({ databaseUrl: TEST_DATABASE_URL!, poolSize: 1 });
+    try {
+      // This database only (grants are per database): one audit table more than the README grants.
+      await sql.raw(`GRANT DELETE ON audit_retention_marks TO ${LOGIN_ROLE}`).execute(owner.db);
+      await migrateSchema(t.deps.database, undefined, logger as never);
+      assert.equal(warnings.length, 1, 'a DELETE on the retention marks is warned about');
+    } finally {
+      await sql.raw(`REVOKE DELETE ON audit_retention_marks FROM ${LOGIN_ROLE}`).execute(owner.db);
+      await owner.close();
+    }
   });
 
   it('serves evaluations, cases, the audit API and verification as that role', async () => {

@@ -1,7 +1,8 @@
-import { type ClientRuleSettings, ruleSetVersion } from '../domain/rules/index.ts';
 // Cache keys of the result caches (CONTRACT §7), in one place so that the services that fill a
 // cache and the invalidation endpoint that empties it always agree on the format.
 // Client ids cannot hold ':' (clients.service), so `<ns>:<client_id>:` is an exact client prefix.
+
+import { type ClientRuleSettings, ruleSetVersion } from '../domain/rules/index.ts';
 
 /** The result caches, named as GET /api/mica/cache/stats reports them. */
 export const CACHE_NAMESPACES = ['wallet_screening', 'travel_rule'] as const;

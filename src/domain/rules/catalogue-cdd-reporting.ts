@@ -2,12 +2,10 @@
 // filing deadline, in the contract's table order.
 import { addBusinessDays, startOfLocalDate } from '../calendar/business-days.ts';
 import type { Facts } from './facts.ts';
-import { parseIsoInstant, roundMoney } from './facts.ts';
+import { DATE_ONLY, parseIsoInstant, roundMoney } from './facts.ts';
 import type { RuleDefinition, RuleEvalContext } from './rule-definition.ts';
 import { evidence, flag } from './rule-definition.ts';
 import type { ClientRuleSettings } from './settings.ts';
-
-const DATE_ONLY = /^(\d{4})-(\d{2})-(\d{2})$/;
 
 // An STR is overdue once now is past detection + N business days in the client's calendar.
 function strOverdue(f: Facts, { settings, env }: RuleEvalContext): boolean {

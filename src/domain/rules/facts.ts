@@ -50,6 +50,9 @@ export function isStorableInstant(d: Date): boolean {
   return year >= 1 && year <= 9999;
 }
 
+/** A date alone (YYYY-MM-DD), its parts captured: a day of the client's calendar, not an instant. */
+export const DATE_ONLY = /^(\d{4})-(\d{2})-(\d{2})$/;
+
 /** The request schema's format of the rules' date fields (registered with Ajv in http/validation.ts). */
 export const DATE_OR_TIME_FORMAT = 'iso-date-or-zoned-date-time';
 export const DATE_OR_TIME_REASON =
@@ -61,10 +64,7 @@ export const DATE_OR_TIME_REASON =
  */
 export function isDateOrZonedDateTime(s: string): boolean {
   const t = s.trim();
-  return (
-    parseIsoInstant(t) !== undefined &&
-    (/^\d{4}-\d{2}-\d{2}$/.test(t) || /(?:z|[+-]\d{2}(?::?\d{2})?)$/i.test(t))
-  );
+  return parseIsoInstant(t) !== undefined && (DATE_ONLY.test(t) || /(?:z|[+-]\d{2}(?::?\d{2})?)$/i.test(t));
 }
 
 /** What a refused out-of-range instant is told. */

@@ -141,10 +141,6 @@ export async function parseJsonBodyOffThread(body: Buffer): Promise<unknown> {
 }
 
 /**
- * Every body is read as bytes and parsed as JSON whatever its Content-Type claims: a caller who
- * forgets the header gets their JSON read, and anything that is not JSON is a 400, never a 415.
- */
-/**
  * A Content-Encoding other than identity, which this service does not decode: refused (415) rather
  * than read as if it were plain JSON (a body labelled compressed but sent plain was accepted, a
  * compressed one failed as "not valid UTF-8").
@@ -160,6 +156,11 @@ export function encodingRefusal(header: string | undefined): AppError | undefine
   );
 }
 
+/**
+ * Every body is read as bytes and parsed as JSON whatever its Content-Type claims: a caller who
+ * forgets the header gets their JSON read, and anything that is not JSON is a 400; only a body
+ * sent compressed (encodingRefusal) is a 415.
+ */
 export function registerJsonBody(app: FastifyInstance): void {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (req, body: Buffer, done) => {

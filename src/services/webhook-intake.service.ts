@@ -223,8 +223,9 @@ export function createWebhookIntakeService(deps: {
     if (existing) {
       let caseId = existing.case_id;
       let caseNumber = existing.case_number;
-      // A raised severity can call for a case the first delivery did not need; a closed alert stays closed.
-      if (caseId === null && existing.status !== 'closed' && opensCase(kind, n)) {
+      // A raised severity can call for a case the first delivery did not need (CONTRACT §6), also
+      // for an alert already closed: the alert stays closed, but the vendor's new finding is worked.
+      if (caseId === null && opensCase(kind, n)) {
         const [opened] = await s.openFollowUps([newCaseFor(kind, n, clientId, at, cal)], []);
         caseId = opened!.id;
         caseNumber = opened!.case_number;
@@ -357,9 +358,11 @@ export function createWebhookIntakeService(deps: {
       const perKind = await deps.limiter.check(`webhooks:kind:${kind}`, {
         per_minute: deps.limits.perKindPerMinute,
       });
+      // A delivery its own kind's limit refuses does not count against all kinds' limit: one
+      // vendor flooding past its share must not use up the others'.
+      if (!perKind.allowed) return perKind;
       const all = await deps.limiter.check('webhooks:all', { per_minute: deps.limits.perMinute });
-      const refused = [perKind, all].filter((d) => !d.allowed);
-      if (refused.length > 0) return refused.reduce((a, b) => (b.retryAfter > a.retryAfter ? b : a));
+      if (!all.allowed) return all;
       return all.remaining < perKind.remaining ? all : perKind;
     },
 

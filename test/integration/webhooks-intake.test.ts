@@ -242,6 +242,31 @@ describe('webhook intake', () => {
     assert.equal((await deliver('txmon-a', again)).statusCode, 409);
   });
 
+  it('an update raising a closed alert to critical still opens a case; the alert stays closed', async () => {
+    const created = vendorBody('txmon-a', { data: { severity: 'low' } });
+    const first = (await deliver('txmon-a', created)).json();
+    const { auth } = await clientWithKey(t, 'acme');
+    const closed = await t.app.inject({
+      method: 'POST',
+      url: `/api/alerts/${first.platform_alert_id}/transition`,
+      headers: auth,
+      payload: { to: 'closed', resolution: 'false_positive' },
+    });
+    assert.equal(closed.statusCode, 200, closed.body);
+    const update = vendorBody('txmon-a', {
+      event: 'alert.updated',
+      objectId: created.data.alert_id,
+      data: { severity: 'critical' },
+    });
+    const ack = (await deliver('txmon-a', update)).json();
+    assert.match(ack.case_id, UUID, 'CONTRACT §6: a case for severity critical');
+    assert.match(ack.case_number, /^CASE-\d{4}-\d{6}$/);
+    const a = await alertOf(first.platform_alert_id);
+    assert.equal(a.status, 'closed');
+    assert.equal(a.severity, 'critical');
+    assert.equal(a.case_id, ack.case_id);
+  });
+
   it('an update for an unknown object creates the alert (deliveries arrive out of order)', async () => {
     const update = vendorBody('screening', { event: 'screening.updated', data: { severity: 'medium' } });
     const res = await deliver('screening', update);

@@ -70,6 +70,12 @@ function finiteAmount(v: unknown): number | undefined {
 }
 
 const STR_RULE = 'MICA-RPT-001';
+const CDD_THRESHOLD_RULE = 'MICA-CDD-002';
+
+/** Whether a manual evaluation's `rule_ids` takes in the rule (absent: every rule). */
+function namesRule(ruleIds: unknown, id: string): boolean {
+  return !Array.isArray(ruleIds) || ruleIds.includes(id);
+}
 
 /**
  * The alert and case an evaluation opens (CONTRACT §5): a case when a triggered rule lists
@@ -188,6 +194,15 @@ export function createEvaluationService(deps: {
       const customer = customerOf(req);
       const countsInWindow =
         req.trigger_type === 'transaction' && customerId !== undefined && amount !== undefined;
+      // A manual check of MICA-CDD-002 for a customer and an amount judges that amount as the
+      // customer's next transaction would be judged (its rolling sum included), without adding it
+      // to the window: a manual evaluation moves no money.
+      const readsWindow =
+        countsInWindow ||
+        (req.trigger_type === 'manual' &&
+          customerId !== undefined &&
+          amount !== undefined &&
+          namesRule(data.rule_ids, CDD_THRESHOLD_RULE));
 
       const decide = async () => {
         const at = now();
@@ -195,7 +210,7 @@ export function createEvaluationService(deps: {
         const transactionId = req.trigger_entity_id ?? evaluationId;
 
         let prior: number | undefined;
-        if (countsInWindow && priorSumMatters(amount, ctx.settings)) {
+        if (readsWindow && priorSumMatters(amount, ctx.settings)) {
           const since = new Date(at.getTime() - ctx.settings.thresholds.cumulative_window_days * 86_400_000);
           prior = await deps.window.priorSum(req.client_id, customerId, since, transactionId);
         }

@@ -166,6 +166,43 @@ describe('POST /api/mica/evaluate', () => {
     assert.equal(cdd2(await tx('w-3', 300)).triggered, false);
   });
 
+  it("a manual check of MICA-CDD-002 counts the customer's rolling sum and adds nothing to it", async () => {
+    const tx = (id: string, amount: number) =>
+      evaluate({
+        client_id: 'acme',
+        trigger_type: 'transaction',
+        trigger_entity_id: id,
+        data: { customer_id: 'c-manual', customer_verified: true, amount_eur: amount },
+      }).then((r) => r.json());
+    const manual = (data: Record<string, unknown>) =>
+      evaluate({
+        client_id: 'acme',
+        trigger_type: 'manual',
+        data: { customer_id: 'c-manual', ...data },
+      }).then((r) => r.json());
+    const cdd2 = (b: { results: Array<{ rule_id: string; triggered: boolean; conditions_met: object }> }) =>
+      b.results.find((r) => r.rule_id === 'MICA-CDD-002')!;
+    assert.equal(cdd2(await tx('m-1', 600)).triggered, false);
+    const named = cdd2(await manual({ rule_ids: ['MICA-CDD-002'], amount_eur: 600 }));
+    assert.equal(named.triggered, true, '600 + 600 reaches 1,000');
+    assert.deepEqual(named.conditions_met, {
+      amount_eur_gte_1000: false,
+      cumulative_amount_eur_gte_1000: true,
+      full_cdd_complete: false,
+    });
+    assert.equal(cdd2(await manual({ amount_eur: 600 })).triggered, true, 'every rule: CDD-002 among them');
+    // The manual checks moved no money: the customer's next transaction of 300 still passes.
+    assert.equal(cdd2(await tx('m-2', 300)).triggered, false);
+    // Re-checking a transaction by its id replaces its amount, as a re-evaluation would.
+    const recheck = await evaluate({
+      client_id: 'acme',
+      trigger_type: 'manual',
+      trigger_entity_id: 'm-1',
+      data: { customer_id: 'c-manual', rule_ids: ['MICA-CDD-002'], amount_eur: 600 },
+    }).then((r) => r.json());
+    assert.equal(cdd2(recheck).triggered, false, 'm-2 (300) + m-1 re-checked (600) = 900, not 1,500');
+  });
+
   it('catches an amount split into transfers sent all at once (each sees the ones before it)', async () => {
     const sent = await Promise.all(
       Array.from({ length: 10 }, (_, i) =>

@@ -12,7 +12,6 @@ export const ERROR_CODES = {
   INVALID_TRANSITION: { status: 409, flat: 'CONFLICT', webhook: 'DUPLICATE_ALERT' },
   DUPLICATE_ALERT: { status: 409, flat: 'CONFLICT', webhook: 'DUPLICATE_ALERT' },
   PAYLOAD_TOO_LARGE: { status: 413, flat: 'VALIDATION', webhook: 'BAD_REQUEST' },
-  UNSUPPORTED_MEDIA_TYPE: { status: 415, flat: 'VALIDATION', webhook: 'BAD_REQUEST' },
   RATE_LIMITED: { status: 429, flat: 'RATE_LIMIT', webhook: 'RATE_LIMITED' },
   INTERNAL_ERROR: { status: 500, flat: 'INTERNAL', webhook: 'INTERNAL_ERROR' },
   SERVICE_UNAVAILABLE: { status: 503, flat: 'VENDOR', webhook: 'INTERNAL_ERROR' },

@@ -267,13 +267,17 @@ describe('evaluation errors (nested format, CONTRACT §3)', () => {
     }
   });
 
-  it('a compressed body (Content-Encoding other than identity) is a 415, not read as plain JSON', async () => {
+  it('a compressed body (Content-Encoding other than identity) is a 400 INVALID_REQUEST, not read as plain JSON', async () => {
     const body = '{"client_id":"acme","trigger_type":"transaction","data":{"customer_id":"c"}}';
     for (const encoding of ['gzip', 'deflate', 'br']) {
       const res = await send(body, { 'content-encoding': encoding });
-      assert.equal(res.statusCode, 415, res.body);
-      assert.equal((res.json() as NestedBody).error.code, 'UNSUPPORTED_MEDIA_TYPE');
-      assert.equal((res.json() as NestedBody).error.details?.field, 'body');
+      assert.equal(res.statusCode, 400, res.body);
+      const { error } = res.json() as NestedBody;
+      assert.equal(error.code, 'INVALID_REQUEST', 'one of CONTRACT §3 codes');
+      assert.equal(error.details?.field, 'body');
+      assert.deepEqual(error.details?.errors, [
+        `body: Content-Encoding ${encoding} is not supported; send the body uncompressed`,
+      ]);
     }
     assert.equal((await send(body, { 'content-encoding': 'identity' })).statusCode, 200);
   });
@@ -449,5 +453,38 @@ describe('metrics', () => {
     );
     assert.match(res.body, /mica_audit_batch_size_count 1/);
     assert.match(res.body, /mica_http_request_duration_seconds_bucket/);
+  });
+});
+
+describe('a smaller BODY_LIMIT_BYTES', () => {
+  let t: TestApp;
+  let auth: Record<string, string>;
+  before(async () => {
+    t = await startTestApp({ BODY_LIMIT_BYTES: '5000' });
+    ({ auth } = await clientWithKey(t, 'acme'));
+  });
+  after(() => t.close());
+
+  it('the 413 names the configured limit, not the default', async () => {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/mica/evaluate',
+      headers: { ...auth, 'content-type': 'application/json' },
+      payload: JSON.stringify({
+        client_id: 'acme',
+        trigger_type: 'transaction',
+        data: { pad: 'x'.repeat(6000) },
+      }),
+    });
+    assert.equal(res.statusCode, 413, res.body);
+    assert.deepEqual((res.json() as NestedBody).error, {
+      code: 'PAYLOAD_TOO_LARGE',
+      message: 'Request body exceeds the 5000 bytes limit',
+      details: {
+        field: 'body',
+        reason: 'Exceeds the 5000 bytes limit',
+        errors: ['body: Exceeds the 5000 bytes limit'],
+      },
+    });
   });
 });

@@ -81,17 +81,20 @@ describe('wallet screening errors (flat format) and wallet_screen on /evaluate',
     assert.match(errors[1]!, /^wallet_address: /);
   });
 
-  it('a compressed body is a flat 415 VALIDATION that lists its problem', async () => {
+  it('a compressed body is a flat 400 VALIDATION that lists its problem', async () => {
     const res = await t.app.inject({
       method: 'POST',
       url: '/api/mica/wallet-screening',
       headers: { ...auth, 'content-type': 'application/json', 'content-encoding': 'br' },
       payload: '{"wallet_address":"x","blockchain":"bitcoin"}',
     });
-    assert.equal(res.statusCode, 415);
+    assert.equal(res.statusCode, 400);
     const body = res.json() as FlatBody;
     assert.equal(body.type, 'VALIDATION');
-    assert.deepEqual(body.details.errors, ['body: Unsupported Content-Encoding']);
+    assert.equal(body.statusCode, 400);
+    assert.deepEqual(body.details.errors, [
+      'body: Content-Encoding br is not supported; send the body uncompressed',
+    ]);
   });
 
   it('answers 401 AUTHENTICATION (flat) without a key', async () => {

@@ -34,14 +34,25 @@ function isStoreUnavailable(err: unknown): boolean {
 /** Seconds after which a request refused for a lost store may be retried (the pool reconnects by itself). */
 const STORE_RETRY_AFTER_S = 5;
 
-const tooLarge = () =>
-  new AppError('PAYLOAD_TOO_LARGE', 'Request body exceeds the 1 MiB limit', {
+/** A byte count as the README and the configuration state it: `1 MiB`, `64 KiB`, `5000 bytes`. */
+function sizeText(bytes: number): string {
+  if (bytes % 1_048_576 === 0) return `${bytes / 1_048_576} MiB`;
+  if (bytes % 1024 === 0) return `${bytes / 1024} KiB`;
+  return `${bytes} bytes`;
+}
+
+/** The 413, naming the route's limit (BODY_LIMIT_BYTES; the operator API's is larger). */
+const tooLarge = (limit = 1_048_576) =>
+  new AppError('PAYLOAD_TOO_LARGE', `Request body exceeds the ${sizeText(limit)} limit`, {
     field: 'body',
-    reason: 'Exceeds the 1 MiB limit',
+    reason: `Exceeds the ${sizeText(limit)} limit`,
   });
 
-/** Maps anything thrown to an AppError; internals (stack, SQL) never reach the caller. */
-export function toAppError(err: unknown): AppError {
+/**
+ * Maps anything thrown to an AppError; internals (stack, SQL) never reach the caller. `bodyLimit`:
+ * the route's, named by a 413.
+ */
+export function toAppError(err: unknown, bodyLimit?: number): AppError {
   if (err instanceof AppError) return err;
   const fe = err as FastifyError & { validation?: unknown[]; validationContext?: string };
   if (Array.isArray(fe.validation)) {
@@ -59,7 +70,7 @@ export function toAppError(err: unknown): AppError {
   }
   switch (fe.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return tooLarge();
+      return tooLarge(bodyLimit);
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
@@ -87,7 +98,7 @@ export function toAppError(err: unknown): AppError {
       { 'retry-after': String(STORE_RETRY_AFTER_S) },
     );
   const status = typeof fe.statusCode === 'number' ? fe.statusCode : 500;
-  if (status === 413) return tooLarge();
+  if (status === 413) return tooLarge(bodyLimit);
   if (status >= 400 && status < 500) return new AppError('INVALID_REQUEST', 'Invalid request');
   return new AppError('INTERNAL_ERROR', 'Internal error');
 }
@@ -151,7 +162,7 @@ export function frameworkErrorHandler(error: FastifyError, req: FastifyRequest, 
         })
       : error.code === 'FST_ERR_MAX_PARAM_LENGTH'
         ? new AppError('NOT_FOUND', 'Not found')
-        : toAppError(error);
+        : toAppError(error, req.routeOptions.bodyLimit);
   return sendError(req, reply, err);
 }
 
@@ -178,7 +189,7 @@ export function clientErrorHandler(err: Error & { code?: string }, socket: Duple
 
 export function registerErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error, req, reply) => {
-    const appErr = toAppError(error);
+    const appErr = toAppError(error, req.routeOptions.bodyLimit);
     if (appErr.status >= 500) req.log.error({ err: error }, 'request failed');
     else req.log.info({ code: appErr.code, status: appErr.status }, 'request rejected');
     return sendError(req, reply, appErr);

@@ -141,25 +141,27 @@ export async function parseJsonBodyOffThread(body: Buffer): Promise<unknown> {
 }
 
 /**
- * A Content-Encoding other than identity, which this service does not decode: refused (415) rather
- * than read as if it were plain JSON (a body labelled compressed but sent plain was accepted, a
- * compressed one failed as "not valid UTF-8").
+ * A Content-Encoding other than identity, which this service does not decode: refused as a body
+ * that is not JSON (400 in the route's format, CONTRACT §3's codes) rather than read as if it were
+ * plain JSON (a body labelled compressed but sent plain was accepted, a compressed one failed as
+ * "not valid UTF-8").
  */
 export function encodingRefusal(header: string | undefined): AppError | undefined {
   if (header === undefined) return undefined;
   const value = header.trim().toLowerCase();
   if (value === '' || value === 'identity') return undefined;
-  return new AppError(
-    'UNSUPPORTED_MEDIA_TYPE',
-    `Content-Encoding ${value.slice(0, 64)} is not supported: send the body uncompressed`,
-    { field: 'body', reason: 'Unsupported Content-Encoding' },
-  );
+  const reason = `Content-Encoding ${value.slice(0, 64)} is not supported; send the body uncompressed`;
+  return new AppError('INVALID_REQUEST', `Invalid request: body: ${reason}`, {
+    field: 'body',
+    reason,
+    errors: [`body: ${reason}`],
+  });
 }
 
 /**
  * Every body is read as bytes and parsed as JSON whatever its Content-Type claims: a caller who
- * forgets the header gets their JSON read, and anything that is not JSON is a 400; only a body
- * sent compressed (encodingRefusal) is a 415.
+ * forgets the header gets their JSON read, and anything that is not JSON is a 400, a body sent
+ * compressed (encodingRefusal) too.
  */
 export function registerJsonBody(app: FastifyInstance): void {
   app.removeAllContentTypeParsers();

@@ -29,7 +29,6 @@ const flatErrors = {
   401: FlatError,
   403: FlatError,
   413: FlatError,
-  415: FlatError,
   429: FlatError,
   500: FlatError,
   503: FlatError,

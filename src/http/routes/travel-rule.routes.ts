@@ -27,7 +27,6 @@ export const travelRuleRoutes =
             401: FlatError,
             404: FlatError,
             413: FlatError,
-            415: FlatError,
             429: FlatError,
             500: FlatError,
             503: FlatError,

@@ -18,7 +18,6 @@ const errors = {
   401: NestedError,
   409: NestedError,
   413: NestedError,
-  415: NestedError,
   429: NestedError,
   500: NestedError,
 };

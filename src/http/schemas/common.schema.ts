@@ -45,7 +45,6 @@ export const nestedErrorResponses = {
   401: NestedError,
   404: NestedError,
   413: NestedError,
-  415: NestedError,
   429: NestedError,
   500: NestedError,
   503: NestedError,

@@ -99,6 +99,14 @@ function lockedStatements(trx: Db) {
                updated_at = ${u.at}, history = history || ${JSON.stringify([u.entry])}::jsonb
          WHERE id = ${id}`.execute(trx);
     },
+    /** An alert joined the case: its rules join the case's (no duplicates, in order) and it is updated. */
+    async joinCase(id: string, u: { rule_ids: string[]; at: string }): Promise<void> {
+      await sql`
+        UPDATE cases SET updated_at = ${u.at},
+               rule_ids = ARRAY(SELECT r FROM unnest(rule_ids || ${u.rule_ids}::text[]) WITH ORDINALITY AS t(r, i)
+                                GROUP BY r ORDER BY min(i))
+         WHERE id = ${id}`.execute(trx);
+    },
     /** Sets a case's status, resolution and assignee and appends one history entry. */
     async updateCase(
       id: string,

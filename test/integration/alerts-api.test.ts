@@ -190,6 +190,54 @@ describe('alerts API (and the 404s of every alert and case route)', () => {
     assert.equal(notEscalating.statusCode, 400);
   });
 
+  it('an alert of an open case is not moved to another; joining a case adds its rules and updates it', async () => {
+    const { platform_alert_id: id, case_id: ownCase } = await webhook('acme', 'high');
+    const other = await webhook('acme', 'critical');
+    const moved = await as(acme).post(`/api/alerts/${id}/transition`, {
+      to: 'escalated',
+      case_id: other.case_id,
+    });
+    assert.equal(moved.statusCode, 400, moved.body);
+    const own = (await as(acme).get(`/api/cases/${ownCase}`)).json();
+    assert.equal(moved.json().error.details.field, 'case_id');
+    assert.equal(moved.json().error.details.reason, `Alert belongs to open case ${own.case_number}`);
+    assert.deepEqual(own.alert_ids, [id], 'still evidence of its case');
+    // Into its own case: allowed (nothing moves).
+    const stays = await as(acme).post(`/api/alerts/${id}/transition`, { to: 'escalated', case_id: ownCase });
+    assert.equal(stays.statusCode, 200, stays.body);
+    assert.equal(stays.json().case_id, ownCase);
+
+    // An evaluation's alert (MICA-CDD-005, no case) joining an evaluation's case (MICA-CDD-002).
+    const evaluate = (id: string, data: Record<string, unknown>) =>
+      as(acme)
+        .post('/api/mica/evaluate', {
+          client_id: 'acme',
+          trigger_type: 'transaction',
+          trigger_entity_id: id,
+          data: { customer_id: `c-${id}`, customer_verified: true, ...data },
+        })
+        .then((r) => r.json());
+    const withCase = await evaluate('join-1', { amount_eur: 5000 });
+    const withAlert = await evaluate('join-2', { amount_eur: 10, multiple_identities_detected: true });
+    const caseRow = (await as(acme).get(`/api/cases?limit=200`))
+      .json()
+      .items.find((c: { evaluation_id: string }) => c.evaluation_id === withCase.evaluation_id);
+    const alertRow = (await as(acme).get(`/api/alerts?limit=200`))
+      .json()
+      .items.find((a: { evaluation_id: string }) => a.evaluation_id === withAlert.evaluation_id);
+    assert.deepEqual(caseRow.rule_ids, ['MICA-CDD-002']);
+    await new Promise((r) => setTimeout(r, 5));
+    const joined = await as(acme).post(`/api/alerts/${alertRow.id}/transition`, {
+      to: 'escalated',
+      case_id: caseRow.id,
+    });
+    assert.equal(joined.statusCode, 200, joined.body);
+    const after = (await as(acme).get(`/api/cases/${caseRow.id}`)).json();
+    assert.deepEqual(after.rule_ids, ['MICA-CDD-002', 'MICA-CDD-005']);
+    assert.deepEqual(after.alert_ids, [alertRow.id]);
+    assert.ok(Date.parse(after.updated_at) > Date.parse(caseRow.updated_at), 'updated when an alert joins');
+  });
+
   it('escalating an alert whose case is closed opens a new case for it', async () => {
     const { platform_alert_id: id, case_id: oldCase } = await webhook('acme', 'high');
     for (const to of ['investigating', 'closed'])

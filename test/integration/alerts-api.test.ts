@@ -155,6 +155,26 @@ describe('alerts API (and the 404s of every alert and case route)', () => {
     assert.ok(Math.abs(Date.parse(last.at) - Date.now()) < 60_000);
   });
 
+  it('an X-Actor name sent as UTF-8 is recorded as written', async () => {
+    const id = await newAlert();
+    // On the wire a header is bytes; Node hands each byte over as one Latin-1 character.
+    const wire = (text: string) => Buffer.from(text, 'utf8').toString('latin1');
+    const res = await as(acme, { 'x-actor': wire('Zoë Müller-Łukasiewicz 🛡') }).post(
+      `/api/alerts/${id}/transition`,
+      { to: 'acknowledged' },
+    );
+    assert.equal(res.statusCode, 200, res.body);
+    assert.equal(res.json().history.at(-1).actor_name, 'Zoë Müller-Łukasiewicz 🛡');
+    // Bytes that are not UTF-8 are kept as Latin-1 (as Node read them).
+    const latin = await as(acme, { 'x-actor': 'Ren\u00e9' }).post(
+      `/api/alerts/${await newAlert()}/transition`,
+      {
+        to: 'acknowledged',
+      },
+    );
+    assert.equal(latin.json().history.at(-1).actor_name, 'René');
+  });
+
   it('escalation opens a case, or joins the case given; a foreign case is 404', async () => {
     const id = await newAlert();
     const res = await as(acme).post(`/api/alerts/${id}/transition`, {

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { type Actor, systemActor } from '../../domain/actor.ts';
@@ -63,6 +64,20 @@ export function actorOf(req: {
 }): Actor {
   if (!req.principal) return systemActor('system');
   const header = req.headers['x-actor'];
-  const name = req.principal.officer ?? (typeof header === 'string' && header ? header.slice(0, 128) : null);
+  const name = req.principal.officer ?? (typeof header === 'string' && header ? headerText(header) : null);
   return { id: req.principal.keyId, name, key: true };
+}
+
+/**
+ * A header value as the sender wrote it, at most 128 characters: Node hands header bytes over one
+ * character per byte (Latin-1), so a UTF-8 name (`Zoë Müller`) would be stored garbled.
+ */
+function headerText(value: string): string {
+  let text = value;
+  if (/[\x80-\xff]/.test(value)) {
+    const bytes = Buffer.from(value, 'latin1');
+    if (isUtf8(bytes)) text = bytes.toString('utf8');
+  }
+  // Cut by code point, not inside a surrogate pair.
+  return text.length <= 128 ? text : Array.from(text).slice(0, 128).join('');
 }

@@ -4,6 +4,7 @@ import { createDeps } from '../deps.ts';
 import { AppError } from '../errors.ts';
 import { acquireStoreLock, readServerInfo } from '../storage/store-lock.ts';
 import { registerCaspCommands } from './casps.ts';
+import { readCheckpointsFile } from './checkpoints-file.ts';
 import { registerListCommands } from './lists.ts';
 import { registerWebhookCommands } from './webhooks.ts';
 
@@ -87,7 +88,16 @@ function buildProgram(found: (inv: Invocation) => void): Command {
     .command('verify')
     .description('walk the client hash chain and report the first broken link')
     .requiredOption('--client <client_id>')
-    .action((o: { client: string }) => found({ name: 'audit.verify', args: { client_id: o.client } }));
+    .option('--checkpoints <file>', 'also verify against checkpoints exported earlier (audit checkpoints)')
+    .action((o: { client: string; checkpoints?: string }) =>
+      found({
+        name: 'audit.verify',
+        args: {
+          client_id: o.client,
+          ...(o.checkpoints === undefined ? {} : { checkpoints: readCheckpointsFile(o.checkpoints) }),
+        },
+      }),
+    );
   audit
     .command('checkpoint')
     .description('record the chain head (hash, count, time) now; every client when none is given')

@@ -3,8 +3,18 @@ import { type ChainBreak, type ChainedFields, findFirstBreak, GENESIS } from '..
 import type { Db } from '../storage/db.ts';
 import type { OperatorAuditRepo } from '../storage/operator-audit.repo.ts';
 import { dropPartition, listPartitions } from '../storage/partitions.ts';
+import { MIN_RETENTION_YEARS } from './client-settings.ts';
 
 type StoredRow = ChainedFields & { prev_hash: Uint8Array; row_hash: Uint8Array };
+/** Where a walk starts; `removedBefore` when it is a retention mark. */
+type Anchor = { seq: number; hash: Uint8Array; removedBefore?: Date };
+type Checkpoint = { seq: number; head: string; createdAt: Date };
+/** A checkpoint as `audit checkpoints` exports it. */
+export interface ExportedCheckpoint {
+  seq: number;
+  head_hash: string;
+  created_at: string;
+}
 
 const PAGE = 2000;
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
@@ -27,15 +37,62 @@ export function createAuditChainService(deps: {
    * mark, so a mark with rows still at or below it was not written by retention: the application
    * role may insert marks, and trusting such a one would skip the rows it covers unverified.
    */
-  async function anchorOf(clientId: string): Promise<{ seq: number; hash: Uint8Array }> {
-    const mark = await sql<{ seq: string; hash: Uint8Array }>`
-      SELECT seq, hash FROM audit_retention_marks
+  async function anchorOf(clientId: string): Promise<Anchor> {
+    const mark = await sql<{ seq: string; hash: Uint8Array; removed_before: Date }>`
+      SELECT seq, hash, removed_before FROM audit_retention_marks
        WHERE client_id = ${clientId}
          AND seq < coalesce((SELECT min(chain_seq) FROM evaluations WHERE client_id = ${clientId}),
                             9223372036854775807)
        ORDER BY seq DESC LIMIT 1`.execute(db);
     const m = mark.rows[0];
-    return m ? { seq: Number(m.seq), hash: m.hash } : { seq: 0, hash: GENESIS };
+    return m
+      ? { seq: Number(m.seq), hash: m.hash, removedBefore: new Date(m.removed_before) }
+      : { seq: 0, hash: GENESIS };
+  }
+
+  /**
+   * Whether the anchor's mark can have been written by retention (retention-functions.ts): its cutoff
+   * lies at least the shortest retention period back; the first row it left is not older than its
+   * cutoff (retention stops before the first row at or after it); and no checkpoint below it was
+   * taken at or after its cutoff (the rows after such a checkpoint were written later, so they were
+   * not due). Checkpoints: the stored ones and any exported copies the caller gives. Rows removed
+   * cannot be checked, so a mark dated far enough back stays possible to forge for whoever may
+   * delete rows with triggers off; the checkpoints kept elsewhere are what bound it.
+   */
+  function markProblem(
+    anchor: Anchor,
+    firstRow: { chain_seq: number; evaluated_at: string } | undefined,
+    checkpoints: Checkpoint[],
+  ): ChainBreak | null {
+    const cutoff = anchor.removedBefore;
+    if (!cutoff) return null;
+    const latest = new Date(now());
+    latest.setUTCFullYear(latest.getUTCFullYear() - MIN_RETENTION_YEARS);
+    const problem = { chain_seq: anchor.seq, evaluation_id: null, reason: 'mark_not_retention' } as const;
+    // A day of slack, as the database function allows for clock differences.
+    if (cutoff.getTime() > latest.getTime() + 86_400_000) return problem;
+    if (
+      firstRow &&
+      firstRow.chain_seq === anchor.seq + 1 &&
+      Date.parse(firstRow.evaluated_at) < cutoff.getTime()
+    )
+      return problem;
+    for (const cp of checkpoints)
+      if (cp.seq < anchor.seq && cp.createdAt.getTime() >= cutoff.getTime()) return problem;
+    return null;
+  }
+
+  /** Stored checkpoints of a client, oldest first. */
+  async function storedCheckpoints(clientId: string): Promise<Checkpoint[]> {
+    const rows = await sql<{ seq: string; head: Uint8Array; created_at: Date }>`
+      SELECT seq, head, created_at FROM audit_checkpoints WHERE client_id = ${clientId} ORDER BY seq`.execute(
+      db,
+    );
+    return rows.rows.map((r) => ({
+      seq: Number(r.seq),
+      head: hex(r.head),
+      createdAt: new Date(r.created_at),
+    }));
   }
 
   async function* rowsOf(clientId: string, afterSeq: number): AsyncGenerator<StoredRow> {
@@ -56,13 +113,51 @@ export function createAuditChainService(deps: {
     }
   }
 
+  /**
+   * The first checkpoint that no longer holds: one above the anchor whose row is gone or has another
+   * hash, or one at the anchor with another hash than the mark's.
+   */
+  async function checkpointBreak(clientId: string, anchor: Anchor, checkpoints: Checkpoint[]) {
+    const atAnchor = hex(anchor.hash);
+    for (const cp of checkpoints) {
+      if (cp.seq < anchor.seq) continue;
+      const stored =
+        cp.seq === anchor.seq
+          ? atAnchor
+          : (
+              await sql<{ row_hash: Uint8Array }>`
+                SELECT row_hash FROM evaluations WHERE client_id = ${clientId} AND chain_seq = ${cp.seq}`.execute(
+                db,
+              )
+            ).rows.map((r) => hex(r.row_hash))[0];
+      if (stored !== cp.head)
+        return { chain_seq: cp.seq, evaluation_id: null, reason: 'head_mismatch' } satisfies ChainBreak;
+    }
+    return null;
+  }
+
   return {
-    /** Walks the client's chain and reports the first broken link, or ok with the count and head. */
-    async verify(clientId: string) {
+    /**
+     * Walks the client's chain and reports the first broken link, or ok with the count and head.
+     * `external`: checkpoints exported earlier and kept outside this database (`audit checkpoints`):
+     * each must still hold (its row stored with its hash, or removed by a retention mark that fits
+     * it), which the stored checkpoints cannot vouch for once someone able to change the database
+     * has changed them too.
+     */
+    async verify(clientId: string, external: ExportedCheckpoint[] = []) {
       const anchor = await anchorOf(clientId);
+      const checkpoints = [
+        ...(await storedCheckpoints(clientId)),
+        ...external.map((c) => ({
+          seq: c.seq,
+          head: c.head_hash.toLowerCase(),
+          createdAt: new Date(c.created_at),
+        })),
+      ].sort((a, b) => a.seq - b.seq);
       // Buffer the walk page by page: findFirstBreak is synchronous over an iterable.
       let brk: ChainBreak | null = null;
       let last: { seq: number; hash: Buffer } = { seq: anchor.seq, hash: Buffer.from(anchor.hash) };
+      let firstRow: StoredRow | undefined;
       const pending: StoredRow[] = [];
       const flush = () => {
         const res = findFirstBreak(pending.splice(0), { seq: last.seq, hash: last.hash });
@@ -70,6 +165,7 @@ export function createAuditChainService(deps: {
         last = res.last;
       };
       for await (const row of rowsOf(clientId, anchor.seq)) {
+        firstRow ??= row;
         pending.push(row);
         if (pending.length >= PAGE) {
           flush();
@@ -77,33 +173,20 @@ export function createAuditChainService(deps: {
         }
       }
       if (!brk) flush();
+      // A forged mark is reported before anything found above it: the walk started in the wrong place.
+      brk = markProblem(anchor, firstRow, checkpoints) ?? brk;
       const head = (
         await sql<{ seq: string; head: Uint8Array }>`
           SELECT seq, head FROM audit_chain_heads WHERE client_id = ${clientId}`.execute(db)
       ).rows[0];
       if (!brk && head && (Number(head.seq) !== last.seq || hex(head.head) !== last.hash.toString('hex')))
-        brk = { chain_seq: last.seq + 1, evaluation_id: null, reason: 'row_missing' } satisfies ChainBreak;
-      if (!brk) {
-        const cps = await sql<{ seq: string; head: Uint8Array }>`
-          SELECT seq, head FROM audit_checkpoints WHERE client_id = ${clientId} AND seq > ${anchor.seq}
-           ORDER BY seq`.execute(db);
-        for (const cp of cps.rows) {
-          const row = (
-            await sql<{ row_hash: Uint8Array }>`
-              SELECT row_hash FROM evaluations WHERE client_id = ${clientId} AND chain_seq = ${Number(cp.seq)}`.execute(
-              db,
-            )
-          ).rows[0];
-          if (!row || hex(row.row_hash) !== hex(cp.head)) {
-            brk = {
-              chain_seq: Number(cp.seq),
-              evaluation_id: null,
-              reason: 'head_mismatch',
-            } satisfies ChainBreak;
-            break;
-          }
-        }
-      }
+        brk = {
+          chain_seq: Number(head.seq) === last.seq ? last.seq : last.seq + 1,
+          evaluation_id: null,
+          // The recorded head names a row that is not there, or another hash for the last row.
+          reason: Number(head.seq) === last.seq ? 'head_mismatch' : 'row_missing',
+        } satisfies ChainBreak;
+      if (!brk) brk = await checkpointBreak(clientId, anchor, checkpoints);
       return {
         client_id: clientId,
         ok: brk === null,
@@ -111,6 +194,7 @@ export function createAuditChainService(deps: {
         anchor_seq: anchor.seq,
         head_seq: last.seq,
         head_hash: last.hash.toString('hex'),
+        ...(external.length > 0 ? { external_checkpoints: external.length } : {}),
         first_break: brk,
       };
     },
@@ -132,15 +216,11 @@ export function createAuditChainService(deps: {
 
     /** Every checkpoint of a client, to be exported and kept outside this database. */
     async checkpoints(clientId: string) {
-      const rows = await sql<{ seq: string; head: Uint8Array; created_at: Date }>`
-        SELECT seq, head, created_at FROM audit_checkpoints WHERE client_id = ${clientId} ORDER BY seq`.execute(
-        db,
-      );
-      return rows.rows.map((r) => ({
+      return (await storedCheckpoints(clientId)).map((c) => ({
         client_id: clientId,
-        seq: Number(r.seq),
-        head_hash: hex(r.head),
-        created_at: new Date(r.created_at).toISOString(),
+        seq: c.seq,
+        head_hash: c.head,
+        created_at: c.createdAt.toISOString(),
       }));
     },
 

@@ -1,6 +1,6 @@
 import { type Static, type TSchema, Type } from 'typebox';
 import { Value } from 'typebox/value';
-import { AppError } from '../errors.ts';
+import { AppError, fieldError } from '../errors.ts';
 import type { Jobs } from '../jobs/jobs.ts';
 import { describeAjvErrors } from '../validation-problems.ts';
 import type { AuditChainService } from './audit-chain.service.ts';
@@ -112,10 +112,31 @@ export const COMMANDS: Record<string, Command<TSchema>> = {
     },
   }),
   'audit.verify': command({
-    args: Type.Object({ client_id: Str }),
+    args: Type.Object({
+      client_id: Str,
+      // Checkpoints exported earlier (`audit checkpoints`) and kept elsewhere, to verify against.
+      checkpoints: Type.Optional(
+        Type.Array(
+          Type.Object({
+            client_id: Type.Optional(Str),
+            seq: Type.Integer({ minimum: 1 }),
+            head_hash: Type.String({ pattern: '^[0-9a-fA-F]{64}$' }),
+            created_at: Type.String({
+              pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?(Z|[+-]\\d{2}:\\d{2})$',
+            }),
+          }),
+          { maxItems: 1_000_000 },
+        ),
+      ),
+    }),
     run: async (d, a) => {
       await knownClient(d, a.client_id);
-      return d.auditChain.verify(a.client_id);
+      const foreign = a.checkpoints?.find((c) => c.client_id !== undefined && c.client_id !== a.client_id);
+      if (foreign)
+        throw fieldError('checkpoints', `A checkpoint of client ${foreign.client_id}, not of ${a.client_id}`);
+      const undated = a.checkpoints?.find((c) => Number.isNaN(Date.parse(c.created_at)));
+      if (undated) throw fieldError('checkpoints', `Not a date: ${undated.created_at}`);
+      return d.auditChain.verify(a.client_id, a.checkpoints);
     },
   }),
   'audit.checkpoint': command({

@@ -331,3 +331,128 @@ describe('audit maintenance job', () => {
     assert.equal((await t.deps.auditChain.verify('twice')).ok, true);
   });
 });
+
+/**
+ * Someone who can delete audit rows with triggers off (a superuser) removes a chain's oldest rows
+ * and inserts a retention mark so that the walk starts after them. Rows removed cannot be checked,
+ * but a mark retention cannot have written can: its cutoff, the row it left, the checkpoints.
+ */
+describe('retention marks that retention cannot have written', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await startTestApp();
+  });
+  after(() => t.close());
+
+  const years = (n: number) => new Date(Date.now() - n * 365.25 * 86_400_000);
+  const tamper = (q: ReturnType<typeof sql>) =>
+    t.deps.db.connection().execute(async (c) => {
+      await sql`SET session_replication_role = replica`.execute(c);
+      try {
+        await q.execute(c);
+      } finally {
+        await sql`SET session_replication_role = DEFAULT`.execute(c);
+      }
+    });
+  /** Deletes the client's rows up to `seq` behind a mark dated `removedBefore`. */
+  const forge = (client: string, seq: number, removedBefore: Date) =>
+    tamper(sql`
+      WITH m AS (INSERT INTO audit_retention_marks (client_id, seq, hash, removed_before)
+                 SELECT client_id, chain_seq, row_hash, ${removedBefore.toISOString()}::timestamptz
+                   FROM evaluations WHERE client_id = ${client} AND chain_seq = ${seq} RETURNING 1)
+      DELETE FROM evaluations WHERE client_id = ${client} AND chain_seq <= ${seq}`);
+  async function chain(client: string, times: Date[]) {
+    await t.deps.clients.create(client, { actor: 't' });
+    await ensureMonthlyPartitions(t.deps.db, years(9), { monthsBack: 0, monthsAhead: 0 });
+    for (const at of times) await t.deps.auditWriter.write(governanceRecord(client, at));
+  }
+  const broken = async (
+    client: string,
+    checkpoints?: Parameters<TestApp['deps']['auditChain']['verify']>[1],
+  ) => {
+    const res = await t.deps.auditChain.verify(client, checkpoints);
+    assert.equal(res.ok, false, JSON.stringify(res));
+    return res.first_break;
+  };
+
+  it('a mark whose cutoff is within the 5 years every client keeps', async () => {
+    await chain('recent', [new Date(), new Date(), new Date(), new Date()]);
+    await forge('recent', 2, new Date());
+    assert.deepEqual(await broken('recent'), {
+      chain_seq: 2,
+      evaluation_id: null,
+      reason: 'mark_not_retention',
+    });
+  });
+
+  it('a mark that left a row older than its cutoff (retention would have taken it)', async () => {
+    await chain('left-old', [years(9), years(8), years(7), new Date()]);
+    await forge('left-old', 1, years(6));
+    assert.deepEqual(await broken('left-old'), {
+      chain_seq: 1,
+      evaluation_id: null,
+      reason: 'mark_not_retention',
+    });
+  });
+
+  it('a mark over rows written after a checkpoint taken since its cutoff: stored, or exported and kept elsewhere', async () => {
+    await chain('checked', [new Date(), new Date()]);
+    await t.deps.auditChain.checkpoint('checked');
+    for (let i = 0; i < 2; i++) await t.deps.auditWriter.write(governanceRecord('checked', new Date()));
+    const exported = await t.deps.auditChain.checkpoints('checked');
+    await forge('checked', 3, years(6));
+    assert.equal((await broken('checked'))?.reason, 'mark_not_retention');
+    // The stored checkpoints removed too: the exported copy still shows it.
+    await tamper(sql`DELETE FROM audit_checkpoints WHERE client_id = 'checked'`);
+    assert.equal(
+      (await t.deps.auditChain.verify('checked')).ok,
+      true,
+      'nothing left in the database shows it',
+    );
+    assert.deepEqual(await broken('checked', exported), {
+      chain_seq: 3,
+      evaluation_id: null,
+      reason: 'mark_not_retention',
+    });
+  });
+
+  it('exported checkpoints show the newest rows removed with the recorded head moved back', async () => {
+    await chain('rolled-back', [new Date(), new Date(), new Date()]);
+    await t.deps.auditChain.checkpoint('rolled-back');
+    const exported = await t.deps.auditChain.checkpoints('rolled-back');
+    await tamper(sql`DELETE FROM evaluations WHERE client_id = 'rolled-back' AND chain_seq = 3`);
+    await tamper(sql`DELETE FROM audit_checkpoints WHERE client_id = 'rolled-back'`);
+    await tamper(sql`
+      UPDATE audit_chain_heads SET seq = 2, head = (SELECT row_hash FROM evaluations
+                                                     WHERE client_id = 'rolled-back' AND chain_seq = 2)
+       WHERE client_id = 'rolled-back'`);
+    assert.equal((await t.deps.auditChain.verify('rolled-back')).ok, true, 'consistent inside the database');
+    assert.deepEqual(await broken('rolled-back', exported), {
+      chain_seq: 3,
+      evaluation_id: null,
+      reason: 'head_mismatch',
+    });
+  });
+
+  it('real retention verifies, with checkpoints exported before it too', async () => {
+    await chain('kept', [years(8), years(7), new Date()]);
+    await t.deps.auditChain.checkpoint('kept');
+    const exported = await t.deps.auditChain.checkpoints('kept');
+    const result = await t.deps.auditChain.retention(async () => 5);
+    assert.deepEqual(
+      result.removed.filter((r) => r.client_id === 'kept').map((r) => r.rows),
+      [2],
+    );
+    for (const cps of [undefined, exported]) {
+      const res = await t.deps.auditChain.verify('kept', cps);
+      assert.equal(res.ok, true, JSON.stringify(res));
+      assert.equal(res.anchor_seq, 2);
+    }
+  });
+
+  it('the recorded head changed alone is a head mismatch at the head', async () => {
+    await chain('head', [new Date(), new Date()]);
+    await tamper(sql`UPDATE audit_chain_heads SET head = ${Buffer.alloc(32)} WHERE client_id = 'head'`);
+    assert.deepEqual(await broken('head'), { chain_seq: 2, evaluation_id: null, reason: 'head_mismatch' });
+  });
+});

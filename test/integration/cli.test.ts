@@ -161,6 +161,49 @@ describe('the mica CLI', () => {
     assert.deepEqual(exported.json(), []);
   });
 
+  it('audit verify --checkpoints checks the chain against checkpoints kept elsewhere', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mica-cps-'));
+    const file = join(dir, 'acme-checkpoints.json');
+    // A checkpoint the database does not hold (its row is not there): the chain lost rows.
+    writeFileSync(
+      file,
+      JSON.stringify({
+        checkpoints: [
+          { client_id: 'acme', seq: 1, head_hash: 'ab'.repeat(32), created_at: new Date().toISOString() },
+        ],
+      }),
+    );
+    const res = mica('audit', 'verify', '--client', 'acme', '--checkpoints', file);
+    assert.equal(res.code, 1, res.err);
+    assert.equal(res.json().ok, false);
+    assert.equal(res.json().external_checkpoints, 1);
+    assert.deepEqual(res.json().first_break, { chain_seq: 1, evaluation_id: null, reason: 'head_mismatch' });
+    writeFileSync(
+      file,
+      JSON.stringify([
+        { client_id: 'globex', seq: 1, head_hash: 'ab'.repeat(32), created_at: '2026-01-01T00:00:00Z' },
+      ]),
+    );
+    assertFails(
+      mica('audit', 'verify', '--client', 'acme', '--checkpoints', file),
+      /client globex, not of acme/,
+      'foreign',
+    );
+    writeFileSync(file, '{"checkpoints": 3}');
+    assertFails(
+      mica('audit', 'verify', '--client', 'acme', '--checkpoints', file),
+      /holds no checkpoints/,
+      'shape',
+    );
+    writeFileSync(file, '[{"seq": 0, "head_hash": "x", "created_at": "yesterday"}]');
+    assertFails(mica('audit', 'verify', '--client', 'acme', '--checkpoints', file), /checkpoints/, 'fields');
+    assertFails(
+      mica('audit', 'verify', '--client', 'acme', '--checkpoints', join(dir, 'none.json')),
+      /cannot read/,
+      'missing',
+    );
+  });
+
   it('audit export refuses from/to dates that do not exist', () => {
     for (const [flag, value] of [
       ['--from', '2026-02-30'],

@@ -101,7 +101,12 @@ export function linkHash(previous: Uint8Array, leaf: Uint8Array): Buffer {
 export interface ChainBreak {
   chain_seq: number;
   evaluation_id: string | null;
-  reason: 'content_changed' | 'link_broken' | 'row_missing' | 'head_mismatch';
+  /**
+   * `mark_not_retention`: the retention mark the walk would start from cannot have been written by
+   * retention (its cutoff is within the shortest retention period, a row it left is older than its
+   * cutoff, or a checkpoint shows rows it covers were written after its cutoff).
+   */
+  reason: 'content_changed' | 'link_broken' | 'row_missing' | 'head_mismatch' | 'mark_not_retention';
 }
 
 /**

@@ -6,6 +6,18 @@ import { ensureMonthlyPartitions, listPartitions } from '../../src/storage/parti
 import { governanceRecord } from '../helpers/audit-records.ts';
 import { clientWithKey, startTestApp, type TestApp } from '../helpers/harness.ts';
 
+/** Runs SQL with triggers off, as an attacker with database access would. */
+function tamperWith(t: TestApp, q: ReturnType<typeof sql>) {
+  return t.deps.db.connection().execute(async (c) => {
+    await sql`SET session_replication_role = replica`.execute(c);
+    try {
+      await q.execute(c);
+    } finally {
+      await sql`SET session_replication_role = DEFAULT`.execute(c);
+    }
+  });
+}
+
 describe('tamper evidence of the audit store', () => {
   let t: TestApp;
   let acme: Awaited<ReturnType<typeof clientWithKey>>;
@@ -30,16 +42,7 @@ describe('tamper evidence of the audit store', () => {
       },
     });
 
-  /** Runs SQL with triggers off, as an attacker with database access would. */
-  const tamper = (q: ReturnType<typeof sql>) =>
-    t.deps.db.connection().execute(async (c) => {
-      await sql`SET session_replication_role = replica`.execute(c);
-      try {
-        await q.execute(c);
-      } finally {
-        await sql`SET session_replication_role = DEFAULT`.execute(c);
-      }
-    });
+  const tamper = (q: ReturnType<typeof sql>) => tamperWith(t, q);
 
   it('each client has its own intact chain, also under concurrent writes', async () => {
     await Promise.all(Array.from({ length: 30 }, (_, i) => evaluate(i % 2 ? acme : globex, i)));
@@ -345,15 +348,7 @@ describe('retention marks that retention cannot have written', () => {
   after(() => t.close());
 
   const years = (n: number) => new Date(Date.now() - n * 365.25 * 86_400_000);
-  const tamper = (q: ReturnType<typeof sql>) =>
-    t.deps.db.connection().execute(async (c) => {
-      await sql`SET session_replication_role = replica`.execute(c);
-      try {
-        await q.execute(c);
-      } finally {
-        await sql`SET session_replication_role = DEFAULT`.execute(c);
-      }
-    });
+  const tamper = (q: ReturnType<typeof sql>) => tamperWith(t, q);
   /** Deletes the client's rows up to `seq` behind a mark dated `removedBefore`. */
   const forge = (client: string, seq: number, removedBefore: Date) =>
     tamper(sql`

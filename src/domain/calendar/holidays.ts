@@ -40,16 +40,30 @@ export function createHolidayChecker(country: string | null): HolidayPredicate {
     if (!Number.isInteger(year)) return false;
     let dates = byYear.get(year);
     if (dates === undefined) {
-      dates = new Set(
-        hd
-          .getHolidays(year)
-          .filter((h) => h.type === 'public')
-          .map((h) => h.date.slice(0, 10)),
-      );
+      // The year before too: a holiday of several days may run into this one.
+      const days = [...hd.getHolidays(year - 1), ...hd.getHolidays(year)]
+        .filter((h) => h.type === 'public')
+        .flatMap(holidayDays);
+      dates = new Set(days.filter((d) => d.startsWith(`${String(year).padStart(4, '0')}-`)));
       byYear.set(year, dates);
     }
     return dates.has(isoDate.slice(0, 10));
   };
   checkers.set(code, check);
   return check;
+}
+
+/**
+ * Every local date a holiday covers: date-holidays lists some as one entry of several days (the
+ * Romanian New Year, 1–2 January; Eid, Tết, Seollal), from `start` to `end` in the country's time.
+ * Shorter than a day (an afternoon off) still marks its date, as before.
+ */
+function holidayDays(h: { date: string; start: Date; end: Date }): string[] {
+  const first = h.date.slice(0, 10);
+  // Whole days between start and end; rounding absorbs a daylight-saving hour inside the span.
+  const count = Math.max(1, Math.round((h.end.getTime() - h.start.getTime()) / 86_400_000));
+  const [y, m, d] = first.split('-').map(Number) as [number, number, number];
+  const days: string[] = [];
+  for (let i = 0; i < count; i++) days.push(new Date(Date.UTC(y, m - 1, d + i)).toISOString().slice(0, 10));
+  return days;
 }

@@ -27,6 +27,26 @@ describe('createHolidayChecker', () => {
     assert.equal(gb('2027-12-28'), true); // Boxing Day (substitute day)
   });
 
+  it('marks every day of a holiday that lasts several days, also into the next year', () => {
+    // Romania: Anul nou is one entry of 1–2 January, Boboteaza and Sfântul Ion 6 and 7 January.
+    const ro = createHolidayChecker('RO');
+    assert.deepEqual(
+      ['2026-01-01', '2026-01-02', '2026-01-05', '2026-01-06', '2026-01-07', '2026-01-08'].map(ro),
+      [true, true, false, true, true, false],
+    );
+    // Russia: the New Year holidays run 1–8 January.
+    const ru = createHolidayChecker('RU');
+    assert.equal(ru('2026-01-05'), true);
+    assert.equal(ru('2026-01-09'), false);
+    // A case opened in Bucharest on Wednesday 31 December 2025 is due five business days later:
+    // 5, 8, 9, 12, 13 January (1, 2, 6, 7 January are holidays).
+    const due = addBusinessDays(new Date('2025-12-31T08:00:00Z'), 5, {
+      timeZone: 'Europe/Bucharest',
+      isHoliday: ro,
+    });
+    assert.equal(due.toISOString(), '2026-01-13T08:00:00.000Z');
+  });
+
   it('rejects an unknown country', () => {
     assert.throws(() => createHolidayChecker('XX'), UnknownHolidayCountryError);
     assert.equal(isSupportedHolidayCountry('XX'), false);

@@ -126,15 +126,6 @@ export function createAlertsCasesService(deps: {
                 errors: ['case_id: Case is closed'],
               },
             );
-          // An alert stays with the open case it belongs to (an STR case keeps its evidence): moving
-          // it would take it out of that case's alert_ids without a trace.
-          if (caseId !== null && caseId !== joined.id) {
-            const current = await s.lockCase(p.clientId, caseId);
-            if (current && !isFinalStatus('case', current.status)) {
-              const reason = `Alert belongs to open case ${current.case_number}`;
-              throw fieldError('case_id', reason, { case_id: current.id, case_number: current.case_number });
-            }
-          }
           if (caseId !== joined.id)
             await s.joinCase(joined.id, { rule_ids: alert.rule_ids, at: at.toISOString() });
           caseId = joined.id;
@@ -162,6 +153,14 @@ export function createAlertsCasesService(deps: {
           });
           caseId = opened!.id;
         }
+        // The case it leaves (open or closed, an STR case already filed) keeps listing it.
+        if (alert.case_id !== null && caseId !== alert.case_id)
+          await s.recordFormerAlert({
+            client_id: p.clientId,
+            case_id: alert.case_id,
+            alert_id: alert.id,
+            at: at.toISOString(),
+          });
         await s.updateAlert(alert.id, {
           status: r.status,
           resolution: r.resolution,

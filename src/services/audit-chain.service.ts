@@ -54,8 +54,8 @@ export function createAuditChainService(deps: {
    * Whether the anchor's mark can have been written by retention (retention-functions.ts): its cutoff
    * lies at least the shortest retention period back; the first row it left is not older than its
    * cutoff (retention stops before the first row at or after it); and no checkpoint below it was
-   * taken at or after its cutoff (the rows after such a checkpoint were written later, so they were
-   * not due). Checkpoints: the stored ones and any exported copies the caller gives. Rows removed
+   * taken a day or more after its cutoff (the rows after such a checkpoint were written later, so
+   * they were not due). Checkpoints: the stored ones and any exported copies the caller gives. Rows removed
    * cannot be checked, so a mark dated far enough back stays possible to forge for whoever may
    * delete rows with triggers off; the checkpoints kept elsewhere are what bound it.
    */
@@ -77,8 +77,10 @@ export function createAuditChainService(deps: {
       Date.parse(firstRow.evaluated_at) < cutoff.getTime()
     )
       return problem;
+    // A day of slack here too: a row's time is the server's when it decided, a checkpoint's the
+    // database's when it was taken, and a row decided just before a checkpoint may commit after it.
     for (const cp of checkpoints)
-      if (cp.seq < anchor.seq && cp.createdAt.getTime() >= cutoff.getTime()) return problem;
+      if (cp.seq < anchor.seq && cp.createdAt.getTime() >= cutoff.getTime() + 86_400_000) return problem;
     return null;
   }
 

@@ -99,6 +99,14 @@ function lockedStatements(trx: Db) {
                updated_at = ${u.at}, history = history || ${JSON.stringify([u.entry])}::jsonb
          WHERE id = ${id}`.execute(trx);
     },
+    /** An alert left the case for another: the case keeps listing it (migration 022). */
+    async recordFormerAlert(u: { client_id: string; case_id: string; alert_id: string; at: string }) {
+      await trx
+        .insertInto('case_former_alerts')
+        .values({ client_id: u.client_id, case_id: u.case_id, alert_id: u.alert_id, left_at: u.at })
+        .onConflict((oc) => oc.doNothing())
+        .execute();
+    },
     /** An alert joined the case: its rules join the case's (no duplicates, in order) and it is updated. */
     async joinCase(id: string, u: { rule_ids: string[]; at: string }): Promise<void> {
       await sql`
@@ -190,13 +198,27 @@ export function createAlertsCasesRepo(db: Db) {
     async alertIdsOf(clientId: string, caseIds: string[]): Promise<Map<string, string[]>> {
       const out = new Map<string, string[]>(caseIds.map((id) => [id, []]));
       if (caseIds.length === 0) return out;
-      const rows = await db
+      // Its current alerts and those escalated out of it since, in the order they were raised.
+      const links = db
         .selectFrom('alerts')
-        .select(['id', 'case_id'])
+        .select(['id as alert_id', 'case_id'])
         .where('client_id', '=', clientId)
         .where('case_id', 'in', caseIds)
-        .orderBy('created_at')
-        .orderBy('id')
+        .union(
+          db
+            .selectFrom('case_former_alerts')
+            .select(['alert_id', 'case_id'])
+            .where('client_id', '=', clientId)
+            .where('case_id', 'in', caseIds),
+        )
+        .as('l');
+      const rows = await db
+        .selectFrom(links)
+        .innerJoin('alerts as a', 'a.id', 'l.alert_id')
+        .select(['a.id', 'l.case_id'])
+        .where('a.client_id', '=', clientId)
+        .orderBy('a.created_at')
+        .orderBy('a.id')
         .execute();
       for (const r of rows) if (r.case_id) out.get(r.case_id)?.push(r.id);
       return out;

@@ -136,8 +136,17 @@ export interface AlertsTable {
   history: unknown;
 }
 
+/** An alert a case held before it was escalated into another (migration 022). */
+export interface CaseFormerAlertsTable {
+  client_id: string;
+  case_id: string;
+  alert_id: string;
+  left_at: Date | string;
+}
+
 export interface Database {
   cases: CasesTable;
+  case_former_alerts: CaseFormerAlertsTable;
   alerts: AlertsTable;
   compliance_officers: ComplianceOfficersTable;
   clients: ClientsTable;

@@ -210,22 +210,53 @@ describe('alerts API (and the 404s of every alert and case route)', () => {
     assert.equal(notEscalating.statusCode, 400);
   });
 
-  it('an alert of an open case is not moved to another; joining a case adds its rules and updates it', async () => {
+  it('an alert escalated into another case joins it; the case it left still lists it; crossing moves do not deadlock', async () => {
     const { platform_alert_id: id, case_id: ownCase } = await webhook('acme', 'high');
     const other = await webhook('acme', 'critical');
     const moved = await as(acme).post(`/api/alerts/${id}/transition`, {
       to: 'escalated',
       case_id: other.case_id,
     });
-    assert.equal(moved.statusCode, 400, moved.body);
-    const own = (await as(acme).get(`/api/cases/${ownCase}`)).json();
-    assert.equal(moved.json().error.details.field, 'case_id');
-    assert.equal(moved.json().error.details.reason, `Alert belongs to open case ${own.case_number}`);
-    assert.deepEqual(own.alert_ids, [id], 'still evidence of its case');
-    // Into its own case: allowed (nothing moves).
-    const stays = await as(acme).post(`/api/alerts/${id}/transition`, { to: 'escalated', case_id: ownCase });
-    assert.equal(stays.statusCode, 200, stays.body);
-    assert.equal(stays.json().case_id, ownCase);
+    assert.equal(moved.statusCode, 200, moved.body);
+    assert.equal(moved.json().case_id, other.case_id, 'CONTRACT §5: joins the one given');
+    assert.deepEqual(
+      (await as(acme).get(`/api/cases/${ownCase}`)).json().alert_ids,
+      [id],
+      'still its evidence',
+    );
+    // In the order they were raised.
+    assert.deepEqual((await as(acme).get(`/api/cases/${other.case_id}`)).json().alert_ids, [
+      id,
+      other.platform_alert_id,
+    ]);
+    // Alerts escalated into each other's cases at once (PostgreSQL: sessions locking both cases).
+    const pairs = await Promise.all(
+      Array.from(
+        { length: 8 },
+        async () => [await webhook('acme', 'high'), await webhook('acme', 'high')] as const,
+      ),
+    );
+    const answers = await Promise.all(
+      pairs.flatMap(([x, y]) => [
+        as(acme).post(`/api/alerts/${x.platform_alert_id}/transition`, {
+          to: 'escalated',
+          case_id: y.case_id,
+        }),
+        as(acme).post(`/api/alerts/${y.platform_alert_id}/transition`, {
+          to: 'escalated',
+          case_id: x.case_id,
+        }),
+      ]),
+    );
+    assert.deepEqual(
+      answers.map((r) => r.statusCode),
+      answers.map(() => 200),
+    );
+    for (const [x, y] of pairs)
+      assert.deepEqual(
+        (await as(acme).get(`/api/cases/${x.case_id}`)).json().alert_ids.sort(),
+        [x.platform_alert_id, y.platform_alert_id].sort(),
+      );
 
     // An evaluation's alert (MICA-CDD-005, no case) joining an evaluation's case (MICA-CDD-002).
     const evaluate = (id: string, data: Record<string, unknown>) =>
@@ -277,6 +308,11 @@ describe('alerts API (and the 404s of every alert and case route)', () => {
     const c = (await as(acme).get(`/api/cases/${newCase}`)).json();
     assert.equal(c.status, 'open');
     assert.deepEqual(c.alert_ids, [id]);
+    assert.deepEqual(
+      (await as(acme).get(`/api/cases/${oldCase}`)).json().alert_ids,
+      [id],
+      'the closed case keeps it',
+    );
   });
 
   it('an illegal move names the item with its article', async () => {

@@ -445,6 +445,27 @@ describe('retention marks that retention cannot have written', () => {
     }
   });
 
+  it('a row decided before a checkpoint but committed after it does not make real retention look forged', async () => {
+    const cutoff = new Date();
+    cutoff.setUTCFullYear(cutoff.getUTCFullYear() - 5);
+    const hours = (n: number) => new Date(cutoff.getTime() + n * 3600_000);
+    await chain('in-flight', [hours(-2)]);
+    // The checkpoint an hour after the cutoff saw row 1 only; row 2, decided an hour before the
+    // cutoff, committed after it (a checkpoint's time is the database's, a row's the server's).
+    await sql`INSERT INTO audit_checkpoints (client_id, seq, head, created_at)
+              SELECT client_id, seq, head, ${hours(1).toISOString()}::timestamptz FROM audit_chain_heads
+               WHERE client_id = 'in-flight'`.execute(t.deps.db);
+    await t.deps.auditWriter.write(governanceRecord('in-flight', hours(-1)));
+    await t.deps.auditWriter.write(governanceRecord('in-flight', new Date()));
+    const result = await t.deps.auditChain.retention(async () => 5);
+    assert.deepEqual(
+      result.removed.filter((r) => r.client_id === 'in-flight').map((r) => r.rows),
+      [2],
+    );
+    const res = await t.deps.auditChain.verify('in-flight');
+    assert.equal(res.ok, true, JSON.stringify(res));
+  });
+
   it('the recorded head changed alone is a head mismatch at the head', async () => {
     await chain('head', [new Date(), new Date()]);
     await tamper(sql`UPDATE audit_chain_heads SET head = ${Buffer.alloc(32)} WHERE client_id = 'head'`);

@@ -231,11 +231,25 @@ describe('web console, end to end in Chromium', () => {
         .locator('[data-move]')
         .evaluateAll((els) => els.map((e) => e.getAttribute('data-move')));
       assert.ok(buttons.includes(to), `move to ${to} offered (offered: ${buttons.join(', ')})`);
+      // The closing move is made elsewhere first: the console's is refused, and the officer is told
+      // so even though the closed case offers no move any more (their note was not recorded).
+      const closedElsewhere = to === 'closed';
+      if (closedElsewhere) {
+        const res = await api(`/api/cases/${s.case_id}/transition`, {
+          method: 'POST',
+          body: JSON.stringify({ to, note, resolution }),
+        });
+        assert.equal(res.status, 200, await res.clone().text());
+      }
       await page.locator(`[data-move="${to}"]`).click();
-      await page.getByLabel('Note (required)').fill(note);
+      await page.getByLabel('Note (required)').fill(closedElsewhere ? 'closing at the same time' : note);
       if (resolution) await page.getByLabel('Resolution (required)').selectOption(resolution);
       await page.getByRole('button', { name: /^Confirm:/ }).click();
       await page.getByTestId('case-status').getByText(to.replace('_', ' '), { exact: false }).waitFor();
+      if (closedElsewhere) {
+        await page.getByText('The move was refused').waitFor();
+        await page.getByText('no further move is possible').waitFor();
+      }
     }
     assert.equal(await page.locator('[data-move]').count(), 0, 'a closed case offers no move');
     await page.getByRole('cell', { name: 'Report filed with the FIU, reference FIU-2026-118' }).waitFor();

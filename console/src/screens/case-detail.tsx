@@ -64,7 +64,8 @@ async function loadCase(id: string): Promise<CaseBundle> {
 function Reassign({ c, me, onDone }: { c: Case; me: WhoAmI; onDone: () => void }) {
   const [officer, setOfficer] = useState(c.assignee ?? '');
   const { error, busy, run } = useAction();
-  if (c.status === 'closed') return null;
+  // Closed meanwhile (409): no reassignment any more, but the refusal is still said.
+  if (c.status === 'closed') return error ? <ErrorBox error={error} title="Reassignment refused" /> : null;
   if (me.officers.length === 0)
     return <p class="muted">No compliance officers are registered for this client.</p>;
   const submit = (e: Event) => {

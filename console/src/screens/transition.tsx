@@ -28,11 +28,16 @@ export function TransitionPanel({
   const [note, setNote] = useState('');
   const [resolution, setResolution] = useState('');
   const { error, setError, busy, run } = useAction();
+  // A move refused because someone else finished the item first (409) leaves it here: the refusal
+  // is still shown, so the officer knows their move and note were not recorded.
   if (allowed.length === 0)
     return (
-      <p class="muted">
-        This {kind} is {label(status)}: no further move is possible.
-      </p>
+      <>
+        <p class="muted">
+          This {kind} is {label(status)}: no further move is possible.
+        </p>
+        {error && <ErrorBox error={error} title="The move was refused" />}
+      </>
     );
   const resolutions = to ? resolutionsFor(kind, to) : [];
   const choose = (t: string) => {

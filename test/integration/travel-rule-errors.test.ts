@@ -75,6 +75,19 @@ describe('travel-rule validation errors (flat format, CONTRACT §3)', () => {
     assert.equal(notJson.json().type, 'VALIDATION');
   });
 
+  it('text fields past the documented 1,024 characters are a 400, not stored', async () => {
+    const body = completeBody('tr-long');
+    body.originator = { ...body.originator, geographic_address: 'g'.repeat(500_000) };
+    body.beneficiary = { ...body.beneficiary, casp_name: 'c'.repeat(1025) };
+    assert.deepEqual(await expect400(body), [
+      'originator.geographic_address: Must be at most 1024 characters',
+      'beneficiary.casp_name: Must be at most 1024 characters',
+    ]);
+    const atLimit = completeBody('tr-at-limit');
+    atLimit.originator = { ...atLimit.originator, name: 'n'.repeat(1024) };
+    assert.equal((await send(atLimit)).statusCode, 200);
+  });
+
   it('without a valid key: 401 flat AUTHENTICATION, before the body is looked at', async () => {
     const attempts: Record<string, string>[] = [{}, { authorization: 'Bearer mica_live_nope' }];
     for (const headers of attempts) {

@@ -56,6 +56,8 @@ const ORIGINATOR_FIELDS = [
 const BENEFICIARY_FIELDS = ['name', 'wallet_address', 'casp_name', 'casp_lei', 'customer_id'] as const;
 // Ids become cache keys and audit columns: bounded like every other id of the API.
 const MAX_ID_LENGTH = 256;
+/** A party's text fields (names, addresses, ids), as the OpenAPI document states them. */
+const MAX_TEXT_LENGTH = 1024;
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
 /** True for a value that carries nothing: absent, null, or a string of white space only. */
@@ -102,6 +104,8 @@ function readParty<K extends string>(
     const v = input[field];
     if (isBlank(v)) continue;
     if (typeof v !== 'string') errors.push(`${path(`${prefix}.${field}`)}: Must be a string`);
+    else if (v.length > MAX_TEXT_LENGTH)
+      errors.push(`${path(`${prefix}.${field}`)}: Must be at most ${MAX_TEXT_LENGTH} characters`);
     else out[field] = v;
   }
   return out;

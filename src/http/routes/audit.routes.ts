@@ -2,8 +2,8 @@ import { Readable } from 'node:stream';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
-import type { ActionAuditService } from '../../services/action-audit.service.ts';
-import type { AuditService } from '../../services/audit.service.ts';
+import type { ACTION_COLUMNS, ActionAuditService } from '../../services/action-audit.service.ts';
+import type { AUDIT_COLUMNS, AuditService } from '../../services/audit.service.ts';
 import { principalOf } from '../plugins/auth.ts';
 import { NestedError } from '../schemas/common.schema.ts';
 
@@ -11,8 +11,15 @@ import { NestedError } from '../schemas/common.schema.ts';
  * The answer of an audit endpoint: a page by default; with `format` a streamed export of every
  * match (`json`: an array of the same rows; `csv`: the same columns, a header line first).
  */
-function auditAnswer(row: string) {
-  const rows = Type.Array(Type.Object({}, { additionalProperties: true, description: row }));
+function auditAnswer(row: string, columns: Record<string, string>) {
+  // Each column named and described; typed in its description only, so that the serializer of the
+  // page (fast-json-stringify) writes every value exactly as read, as the JSON export does.
+  const properties = Object.fromEntries(
+    Object.entries(columns).map(([name, description]) => [name, Type.Unknown({ description })]),
+  );
+  const rows = Type.Array(
+    Type.Object(properties, { additionalProperties: true, required: Object.keys(columns), description: row }),
+  );
   return {
     description: 'A page (no format), or with format=json|csv a streamed export of every match',
     content: {
@@ -26,6 +33,43 @@ function auditAnswer(row: string) {
     },
   };
 }
+
+/** The audit row's columns (AUDIT_COLUMNS, in that order), as the OpenAPI document describes them. */
+const AUDIT_COLUMN_DOCS: Record<(typeof AUDIT_COLUMNS)[number], string> = {
+  client_id: 'string',
+  evaluation_id: 'string (UUID): one evaluation, one row per rule it evaluated',
+  rule_id: 'string, e.g. MICA-CDD-002',
+  result: 'string: pass, fail, block or alert',
+  trigger_type: 'string: transaction, wallet_screen, travel_rule, periodic or manual',
+  trigger_entity_type: 'string or null',
+  trigger_entity_id: 'string or null',
+  evaluated_at: 'string: ISO 8601 UTC',
+  transaction_blocked: 'boolean: the evaluation blocked',
+  alert_generated: 'boolean: the evaluation opened an alert',
+  conditions_evaluated: 'array of strings: the rule conditions',
+  conditions_met: 'object: condition → the value used (boolean)',
+  actions_executed: 'array of strings: the actions of the rule when it triggered, else empty',
+  severity: "string: the rule's severity (low, medium, high, critical)",
+  evaluator_id: 'string: who asked, key:<key id> (an officer or X-Actor name beside it) or system:<job>',
+  customer_id: 'string or null',
+  rule_set_version: "string: the client's rule-set version used",
+  high_risk_list_date: 'string (YYYY-MM-DD) or null: the high-risk country list used',
+};
+
+/** The executed action's columns (ACTION_COLUMNS, in that order). */
+const ACTION_COLUMN_DOCS: Record<(typeof ACTION_COLUMNS)[number], string> = {
+  client_id: 'string',
+  evaluation_id: 'string (UUID)',
+  rule_id: 'string: the triggered rule that lists the action',
+  action_type: 'string, e.g. create_case, block_transaction',
+  outcome: 'string: success or failure',
+  executed_at: 'string: ISO 8601 UTC',
+  executor_id: 'string: the evaluator',
+  evidence: 'object: the case or alert opened, or where the action was returned',
+  trigger_type: 'string',
+  trigger_entity_id: 'string or null',
+  customer_id: 'string or null',
+};
 
 const auditErrors = {
   400: NestedError,
@@ -93,7 +137,8 @@ export const auditRoutes =
           querystring: AuditQuerySchema,
           response: {
             200: auditAnswer(
-              'one row of mica_rule_evaluations: the columns of the spec (client_id, evaluation_id, rule_id, result, trigger_type, …) in the order of the CSV export',
+              'one row of mica_rule_evaluations: the columns of the spec, then the ones recorded besides, in the order of the CSV export',
+              AUDIT_COLUMN_DOCS,
             ),
             ...auditErrors,
           },
@@ -120,6 +165,7 @@ export const auditRoutes =
           response: {
             200: auditAnswer(
               'one executed action: type, outcome, time (UTC), executor, evidence, with its evaluation',
+              ACTION_COLUMN_DOCS,
             ),
             ...auditErrors,
           },

@@ -28,21 +28,19 @@ const errors = {
  */
 function documentedBody(kind: (typeof WEBHOOK_KINDS)[number]) {
   const spec = KIND_SPECS[kind];
-  const id = Type.String({ minLength: 1, maxLength: 256 });
+  // Ids: strings, or integers (some vendors number their objects), kept as their decimal text.
+  const id = (description?: string) =>
+    Type.Union([Type.String({ minLength: 1, maxLength: 256 }), Type.Integer()], { description });
   return Type.Object(
     {
-      id: Type.String({
-        minLength: 1,
-        maxLength: 256,
-        description: 'delivery id; a repeat is a 409 DUPLICATE_ALERT',
-      }),
+      id: id('delivery id; a repeat is a 409 DUPLICATE_ALERT'),
       event: Type.Union(Object.keys(spec.events).map((e) => Type.Literal(e))),
       created_at: Type.Optional(Type.String({ format: 'date-time' })),
       data: Type.Object(
         {
-          [spec.vendorObjectIdField]: id,
-          customer_id: Type.Optional(id),
-          transaction_id: Type.Optional(id),
+          [spec.vendorObjectIdField]: id('the vendor object; an integer is read as its decimal text'),
+          customer_id: Type.Optional(id()),
+          transaction_id: Type.Optional(id()),
           severity: Type.Optional(
             Type.Union(['low', 'medium', 'high', 'critical'].map((v) => Type.Literal(v))),
           ),

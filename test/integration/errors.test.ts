@@ -398,8 +398,8 @@ describe('documentation and health', () => {
         'text/csv',
       ]);
     const auditRow =
-      doc.paths['/api/mica/audit/evaluations'].get.responses['200'].content['application/json'].schema.anyOf[1]
-        .items;
+      doc.paths['/api/mica/audit/evaluations'].get.responses['200'].content['application/json'].schema
+        .anyOf[1].items;
     for (const column of ['client_id', 'evaluation_id', 'rule_id', 'result', 'conditions_met', 'severity'])
       assert.ok(auditRow.properties[column]?.description, `audit row: ${column}`);
     const rule =

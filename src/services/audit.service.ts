@@ -44,9 +44,10 @@ export interface AuditQuery {
 
 /**
  * The filters' syntax: a date, or a date-time with seconds and fraction optional and a zone (an
- * offset-less time would be read in some zone the caller did not say).
+ * offset-less time would be read in some zone the caller did not say); the zone as the rules' date
+ * fields take it (Z, ±hh, ±hhmm, ±hh:mm).
  */
-const INSTANT = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2}))?$/;
+const INSTANT = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}(?::?\d{2})?))?$/;
 
 /**
  * ISO 8601 date-time; a date alone means its UTC midnight (CONTRACT §9). Strict: the date and time

@@ -17,6 +17,9 @@ test('a date alone is its UTC midnight; date-times take Z or an offset, seconds 
   assert.equal(iso('2026-01-01T10:00:00.5+05:30'), '2026-01-01T04:30:00.500Z');
   assert.equal(iso('2026-01-01T10:00-0530'), '2026-01-01T15:30:00.000Z');
   assert.equal(iso('2026-01-01T00:00:00.123456789Z'), '2026-01-01T00:00:00.123Z');
+  // An hour-only offset, as the rules' date fields take it.
+  assert.equal(iso('2026-01-01T10:00:00+01'), '2026-01-01T09:00:00.000Z');
+  assert.equal(iso('2026-01-01T10:00-03'), '2026-01-01T13:00:00.000Z');
   // A leap second (RFC 3339) is its minute's last millisecond, as the rule engine reads it.
   assert.equal(iso('2016-12-31T23:59:60Z'), '2016-12-31T23:59:59.999Z');
   assert.equal(parseInstant('from', undefined), undefined);

@@ -55,15 +55,23 @@ export function createHolidayChecker(country: string | null): HolidayPredicate {
 
 /**
  * Every local date a holiday covers: date-holidays lists some as one entry of several days (the
- * Romanian New Year, 1–2 January; Eid, Tết, Seollal), from `start` to `end` in the country's time.
- * Shorter than a day (an afternoon off) still marks its date, as before.
+ * Romanian New Year, 1–2 January; Eid, Tết, Seollal), from `start` to `end`. Its `date` is the first
+ * local day with the start's time of day, and an offset where the holiday begins before that day
+ * (`"2026-03-20 00:00:00 -0600"`: Ramazan Bayramı from sunset the evening before). Days are counted
+ * whole from that day's midnight: the Turkish Bayram ends at noon of its fourth day, which is a
+ * working day. An hour of slack either way absorbs a daylight-saving change inside the span; a
+ * holiday shorter than a day (an afternoon off) still marks its date.
  */
 function holidayDays(h: { date: string; start: Date; end: Date }): string[] {
-  const first = h.date.slice(0, 10);
-  // Whole days between start and end; rounding absorbs a daylight-saving hour inside the span.
-  const count = Math.max(1, Math.round((h.end.getTime() - h.start.getTime()) / 86_400_000));
-  const [y, m, d] = first.split('-').map(Number) as [number, number, number];
+  const m = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})(?: ([+-])(\d{2})(\d{2}))?/.exec(h.date);
+  if (!m) return [h.date.slice(0, 10)];
+  const [, y, mo, d, hh, mm, ss, sign, oh, om] = m;
+  const sinceMidnight = (Number(hh) * 3600 + Number(mm) * 60 + Number(ss)) * 1000;
+  const offset = sign ? (sign === '-' ? -1 : 1) * (Number(oh) * 60 + Number(om)) * 60_000 : 0;
+  const midnight = h.start.getTime() - sinceMidnight - offset;
+  const count = Math.max(1, Math.floor((h.end.getTime() - midnight + 3_600_000) / 86_400_000));
   const days: string[] = [];
-  for (let i = 0; i < count; i++) days.push(new Date(Date.UTC(y, m - 1, d + i)).toISOString().slice(0, 10));
+  for (let i = 0; i < count; i++)
+    days.push(new Date(Date.UTC(Number(y), Number(mo) - 1, Number(d) + i)).toISOString().slice(0, 10));
   return days;
 }

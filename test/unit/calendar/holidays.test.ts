@@ -38,6 +38,16 @@ describe('createHolidayChecker', () => {
     const ru = createHolidayChecker('RU');
     assert.equal(ru('2026-01-05'), true);
     assert.equal(ru('2026-01-09'), false);
+    // Turkey: Ramazan Bayramı 2026 runs from sunset on 19 March to noon on 23 March: 20–22 March are
+    // holidays, the evening before and the morning after are working days.
+    const tr = createHolidayChecker('TR');
+    assert.deepEqual(
+      ['2026-03-19', '2026-03-20', '2026-03-22', '2026-03-23', '2025-06-09', '2025-06-10'].map(tr),
+      [false, true, true, false, true, false],
+    );
+    // Eswatini: Incwala, listed under 2025 (28 December, six days), runs into 2026.
+    const sz = createHolidayChecker('SZ');
+    assert.deepEqual(['2026-01-02', '2026-01-03'].map(sz), [true, false]);
     // A case opened in Bucharest on Wednesday 31 December 2025 is due five business days later:
     // 5, 8, 9, 12, 13 January (1, 2, 6, 7 January are holidays).
     const due = addBusinessDays(new Date('2025-12-31T08:00:00Z'), 5, {

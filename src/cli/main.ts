@@ -116,7 +116,8 @@ function buildProgram(found: (inv: Invocation) => void): Command {
     .option('--rule <rule_id>')
     .option('--customer <customer_id>')
     .option('--transaction <transaction_id>')
-    .option('--format <format>', 'csv or json', 'csv')
+    // JSON by default, as every command prints (CONTRACT §1); CSV when asked for.
+    .option('--format <format>', 'json or csv', 'json')
     .option(
       '--actions',
       'the executed actions (type, outcome, time, executor, evidence) instead of the rule rows',

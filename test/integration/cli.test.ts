@@ -293,9 +293,23 @@ describe('the mica CLI', () => {
       mica('audit', 'export', '--client', 'acme', '--actions', '--format', 'json').out,
       actionsThroughServer,
     );
-    const csv = mica('audit', 'export', '--client', 'acme', '--actions', '--action-type', 'request_kyc');
+    const csv = mica(
+      'audit',
+      'export',
+      '--client',
+      'acme',
+      '--actions',
+      '--action-type',
+      'request_kyc',
+      '--format',
+      'csv',
+    );
     assert.equal(csv.code, 0, csv.err);
     assert.equal(csv.out.trim(), ACTION_COLUMNS.join(','), 'no request_kyc in periodic evaluations');
+    // Without --format, JSON, as every command prints (CONTRACT §1).
+    const plain = mica('audit', 'export', '--client', 'acme', '--rule', 'MICA-GOV-001');
+    assert.equal(plain.code, 0, plain.err);
+    assert.deepEqual(plain.json(), JSON.parse(json.out));
   });
 
   it('reads a relative path from where npm was invoked (INIT_CWD), not the package directory', () => {

@@ -10,8 +10,8 @@ export function severityRank(severity: string): number | undefined {
 }
 
 /**
- * The rank (1 = low … 4 = critical) of the highest severity of a case's linked alerts and its
- * evaluation, as a correlated scalar subquery over the case row named `alias`; NULL when it has
+ * The rank (1 = low … 4 = critical) of the highest severity of a case's linked alerts (those it
+ * holds and those escalated out of it, as its `alert_ids` lists them) and its evaluation, as a correlated scalar subquery over the case row named `alias`; NULL when it has
  * none. One expression for both showing a case's severity and filtering the queue by it, so the two
  * can never disagree.
  */
@@ -22,6 +22,11 @@ export function caseSeverityRankSql(alias: string): RawBuilder<number | null> {
     SELECT max(x.rank)::int FROM (
       SELECT array_position(${order}, a.severity) AS rank
         FROM alerts a WHERE a.client_id = ${col('client_id')} AND a.case_id = ${col('id')}
+      UNION ALL
+      -- The alerts escalated out of it, which it still lists (migration 022).
+      SELECT array_position(${order}, a.severity)
+        FROM case_former_alerts f JOIN alerts a ON a.id = f.alert_id
+       WHERE f.client_id = ${col('client_id')} AND f.case_id = ${col('id')}
       UNION ALL
       SELECT array_position(${order}, e.highest_severity)
         FROM evaluations e

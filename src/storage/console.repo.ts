@@ -156,8 +156,15 @@ export function createConsoleRepo(db: Db) {
         const conds = [sql`${sql.ref(`${alias}.client_id`)} = ${f.client_id}`];
         if (lower) conds.push(sql`${sql.ref(`${alias}.updated_at`)} >= ${lower.toISOString()}::timestamptz`);
         if (f.to) conds.push(sql`${sql.ref(`${alias}.created_at`)} < ${f.to.toISOString()}::timestamptz`);
+        // A case's alerts: those it holds and those escalated out of it (they stay its evidence).
         if (f.case_id)
-          conds.push(alias === 'c' ? sql`c.id = ${f.case_id}::uuid` : sql`a.case_id = ${f.case_id}::uuid`);
+          conds.push(
+            alias === 'c'
+              ? sql`c.id = ${f.case_id}::uuid`
+              : sql`(a.case_id = ${f.case_id}::uuid OR a.id IN (
+                  SELECT alert_id FROM case_former_alerts
+                   WHERE client_id = ${f.client_id} AND case_id = ${f.case_id}::uuid))`,
+          );
         return sql.join(conds, sql` AND `);
       };
       const parts = [];

@@ -224,6 +224,18 @@ describe('alerts API (and the 404s of every alert and case route)', () => {
       [id],
       'still its evidence',
     );
+    // Its history stays in the case's transitions, and its severity in the case's (console queue).
+    const moves = (await as(acme).get(`/api/mica/audit/transitions?case_id=${ownCase}&kind=alert`)).json()
+      .items;
+    assert.deepEqual(
+      moves.map((m: { item_id: string; to: string }) => [m.item_id, m.to]),
+      [
+        [id, 'open'],
+        [id, 'escalated'],
+      ],
+    );
+    const queue = (await as(acme).get('/api/console/cases?limit=200')).json().items;
+    assert.equal(queue.find((c: { id: string }) => c.id === ownCase).severity, 'high');
     // In the order they were raised.
     assert.deepEqual((await as(acme).get(`/api/cases/${other.case_id}`)).json().alert_ids, [
       id,

@@ -86,6 +86,10 @@ describe('travel-rule validation errors (flat format, CONTRACT §3)', () => {
     const atLimit = completeBody('tr-at-limit');
     atLimit.originator = { ...atLimit.originator, name: 'n'.repeat(1024) };
     assert.equal((await send(atLimit)).statusCode, 200);
+    // Characters, not UTF-16 units: 600 characters outside the BMP are 1,200 units.
+    const wide = completeBody('tr-wide');
+    wide.originator = { ...wide.originator, name: '\u{20000}'.repeat(600) };
+    assert.equal((await send(wide)).statusCode, 200);
   });
 
   it('without a valid key: 401 flat AUTHENTICATION, before the body is looked at', async () => {

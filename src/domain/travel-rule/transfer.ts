@@ -104,7 +104,8 @@ function readParty<K extends string>(
     const v = input[field];
     if (isBlank(v)) continue;
     if (typeof v !== 'string') errors.push(`${path(`${prefix}.${field}`)}: Must be a string`);
-    else if (v.length > MAX_TEXT_LENGTH)
+    // Characters, as JSON Schema's maxLength and the IVMS101 reader count them (code points).
+    else if (v.length > MAX_TEXT_LENGTH && [...v].length > MAX_TEXT_LENGTH)
       errors.push(`${path(`${prefix}.${field}`)}: Must be at most ${MAX_TEXT_LENGTH} characters`);
     else out[field] = v;
   }

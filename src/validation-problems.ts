@@ -88,6 +88,17 @@ function literalBranch(e: ErrorObject): unknown[] | undefined {
 }
 
 /**
+ * TypeBox's Value.Errors names every missing property of an object in one `required` error
+ * (`requiredProperties`); Ajv gives one error per property (`missingProperty`): made alike.
+ */
+function oneMissingEach(e: ErrorObject): ErrorObject[] {
+  const p = e.params as { missingProperty?: unknown; requiredProperties?: unknown };
+  if (e.keyword !== 'required' || p.missingProperty !== undefined || !Array.isArray(p.requiredProperties))
+    return [e];
+  return p.requiredProperties.map((name) => ({ ...e, params: { missingProperty: String(name) } }));
+}
+
+/**
  * Turns Ajv errors into one problem per field. Unions (`anyOf` of literals) report one error per
  * branch; they are folded into a single "Must be one of" so the caller sees the allowed values.
  */
@@ -95,7 +106,7 @@ export function describeAjvErrors(errors: ErrorObject[], prefix = ''): FieldProb
   const out = new Map<string, string>();
   const unionValues = new Map<string, unknown[]>();
   const allowedWhenMissing = new Map<string, unknown[]>();
-  for (const e of errors) {
+  for (const e of errors.flatMap(oneMissingEach)) {
     if (e.keyword === 'if' || e.keyword === 'allOf') continue;
     const field = fieldOf(e, prefix);
     const branch = literalBranch(e);

@@ -195,6 +195,12 @@ describe('the mica CLI', () => {
       /holds no checkpoints/,
       'shape',
     );
+    writeFileSync(file, `[{"seq": 4, "head_hash": "${'ab'.repeat(32)}"}]`);
+    assertFails(
+      mica('audit', 'verify', '--client', 'acme', '--checkpoints', file),
+      /checkpoints\[0\]\.created_at: Required/,
+      'the missing field named',
+    );
     writeFileSync(file, '[{"seq": 0, "head_hash": "x", "created_at": "yesterday"}]');
     assertFails(mica('audit', 'verify', '--client', 'acme', '--checkpoints', file), /checkpoints/, 'fields');
     assertFails(

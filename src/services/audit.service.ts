@@ -1,5 +1,5 @@
 import { isStorableInstant, parseIsoInstant, STORABLE_INSTANT_RANGE } from '../domain/rules/facts.ts';
-import { fieldError } from '../errors.ts';
+import { AppError, fieldError, validationError } from '../errors.ts';
 import type {
   AuditCursor,
   AuditFilter,
@@ -68,6 +68,37 @@ export function parseInstant(field: string, v: string | undefined): Date | undef
   if (d === undefined) throw fieldError(field, 'Must be an existing calendar date and time of day');
   if (!isStorableInstant(d)) throw fieldError(field, STORABLE_INSTANT_RANGE);
   return d;
+}
+
+/** The problems of a query's `from` and `to`, every one (CONTRACT §3: all at once); none when both read. */
+export function rangeProblems(q: { from?: string; to?: string }): string[] {
+  return rangeErrors(q).flatMap((e) => (e.details?.errors as string[] | undefined) ?? []);
+}
+
+/** Each of `from` and `to` that does not read (or `from` after `to`), as its field's 400. */
+function rangeErrors(q: { from?: string; to?: string }): AppError[] {
+  const errors: AppError[] = [];
+  const read = (field: 'from' | 'to') => {
+    try {
+      return parseInstant(field, q[field]);
+    } catch (e) {
+      if (!(e instanceof AppError)) throw e;
+      errors.push(e);
+      return undefined;
+    }
+  };
+  const from = read('from');
+  const to = read('to');
+  if (from && to && from > to) errors.push(fieldError('from', 'Must not be after to'));
+  return errors;
+}
+
+/** `from` and `to` read, or a 400 naming the bad one, or listing both. */
+export function parseRange(q: { from?: string; to?: string }): { from?: Date; to?: Date } {
+  const errors = rangeErrors(q);
+  if (errors.length === 1) throw errors[0];
+  if (errors.length > 1) throw validationError(rangeProblems(q));
+  return { from: parseInstant('from', q.from), to: parseInstant('to', q.to) };
 }
 
 function encodeCursor(row: AuditRow): string {
@@ -202,9 +233,7 @@ export function csvLine(r: AuditRow): string {
 /** The audit trail of a client: pages for the API, and exports streamed in chunks. */
 /** The audit filter of a query (its dates checked), for the caller's client. */
 export function auditFilterOf(clientId: string, q: AuditQuery): AuditFilter {
-  const from = parseInstant('from', q.from);
-  const to = parseInstant('to', q.to);
-  if (from && to && from > to) throw fieldError('from', 'Must not be after to');
+  const { from, to } = parseRange(q);
   return {
     client_id: clientId,
     from,

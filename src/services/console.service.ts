@@ -12,7 +12,7 @@ import type {
 } from '../storage/console.repo.ts';
 import type { AlertsCasesService, ListQuery } from './alerts-cases.service.ts';
 import { UUID } from './alerts-cases.views.ts';
-import { csvText, parseInstant } from './audit.service.ts';
+import { csvText, parseRange } from './audit.service.ts';
 import { isCursorCount, isCursorTime, readCursor, writeCursor } from './cursor.ts';
 import type { ClientContext } from './evaluation.service.ts';
 import type { Principal } from './keys.service.ts';
@@ -105,8 +105,7 @@ export function createConsoleService(deps: {
   }
 
   async function filterOf(p: Principal, q: TransitionQuery): Promise<TransitionFilter> {
-    const from = parseInstant('from', q.from);
-    const to = parseInstant('to', q.to);
+    const { from, to } = parseRange(q);
     let caseId: string | undefined;
     if (q.case_id !== undefined) {
       const isUuid = UUID.test(q.case_id);

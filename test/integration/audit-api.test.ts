@@ -155,6 +155,23 @@ describe('GET /api/mica/audit/evaluations', () => {
     assert.equal(transitions.json().error.details.field, 'from');
   });
 
+  it("lists every problem of a query at once: the schema's and the dates'", async () => {
+    const cases: Array<[string, string[]]> = [
+      ['?format=xml&from=bad', ['format: Must be one of: json, csv', 'from: ']],
+      ['?from=bad&to=alsobad', ['from: ', 'to: ']],
+      ['?limit=0&to=bad', ['limit: Must be >= 1', 'to: ']],
+      ['?from=2026-02-01&to=2026-01-01&limit=0', ['limit: Must be >= 1', 'from: Must not be after to']],
+    ];
+    for (const [qs, expected] of cases)
+      for (const path of ['evaluations', 'actions', 'transitions']) {
+        const res = await t.app.inject({ method: 'GET', url: `/api/mica/audit/${path}${qs}`, headers: auth });
+        assert.equal(res.statusCode, 400, `${path}${qs}: ${res.body}`);
+        const errors: string[] = res.json().error.details.errors;
+        assert.equal(errors.length, expected.length, `${path}${qs}: ${errors.join(' | ')}`);
+        expected.forEach((start, i) => assert.ok(errors[i]!.startsWith(start), `${path}${qs}: ${errors[i]}`));
+      }
+  });
+
   it('refuses instants the database cannot take (year 0000, past 9999 in UTC) with a 400 before any byte of an export', async () => {
     for (const path of ['evaluations', 'actions', 'transitions'])
       for (const [qs, field] of [

@@ -5,6 +5,7 @@ import { Type } from 'typebox';
 import type { ACTION_COLUMNS, ActionAuditService } from '../../services/action-audit.service.ts';
 import type { AUDIT_COLUMNS, AuditService } from '../../services/audit.service.ts';
 import { principalOf } from '../plugins/auth.ts';
+import { refuseInvalidQuery } from '../query-problems.ts';
 import { NestedError } from '../schemas/common.schema.ts';
 
 /**
@@ -130,6 +131,8 @@ export const auditRoutes =
       '/api/mica/audit/evaluations',
       {
         config: { auth: 'client', errorFormat: 'nested' },
+        // Dates and schema problems reported together (refuseInvalidQuery).
+        attachValidation: true,
         schema: {
           tags: ['audit'],
           summary: 'Audit rows of mica_rule_evaluations, newest first; format=csv|json streams every match',
@@ -145,6 +148,7 @@ export const auditRoutes =
         },
       },
       async (req, reply) => {
+        refuseInvalidQuery(req);
         const { clientId } = principalOf(req);
         const { format, ...q } = req.query;
         if (!format) return reply.send((await deps.audit.list(clientId, q)) as never);
@@ -156,6 +160,8 @@ export const auditRoutes =
       '/api/mica/audit/actions',
       {
         config: { auth: 'client', errorFormat: 'nested' },
+        // Dates and schema problems reported together (refuseInvalidQuery).
+        attachValidation: true,
         schema: {
           tags: ['audit'],
           summary:
@@ -172,6 +178,7 @@ export const auditRoutes =
         },
       },
       async (req, reply) => {
+        refuseInvalidQuery(req);
         const { clientId } = principalOf(req);
         const { format, ...q } = req.query;
         if (!format) return reply.send((await deps.actions.list(clientId, q)) as never);

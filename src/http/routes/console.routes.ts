@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { ConsoleService } from '../../services/console.service.ts';
 import { principalOf } from '../plugins/auth.ts';
+import { refuseInvalidQuery } from '../query-problems.ts';
 import { listOf } from '../schemas/cases.schema.ts';
 import { nestedErrorResponses } from '../schemas/common.schema.ts';
 import {
@@ -103,6 +104,8 @@ export const consoleApiRoutes =
       '/api/mica/audit/transitions',
       {
         config,
+        // Dates and schema problems reported together (refuseInvalidQuery).
+        attachValidation: true,
         schema: {
           tags: ['audit'],
           summary:
@@ -127,6 +130,7 @@ export const consoleApiRoutes =
         },
       },
       async (req, reply) => {
+        refuseInvalidQuery(req);
         const p = principalOf(req);
         const { format, ...q } = req.query;
         if (!format) return (await svc.transitions(p, q)) as never;

@@ -168,7 +168,8 @@ describe('GET /api/mica/audit/evaluations', () => {
         assert.equal(res.statusCode, 400, `${path}${qs}: ${res.body}`);
         const errors: string[] = res.json().error.details.errors;
         assert.equal(errors.length, expected.length, `${path}${qs}: ${errors.join(' | ')}`);
-        expected.forEach((start, i) => assert.ok(errors[i]!.startsWith(start), `${path}${qs}: ${errors[i]}`));
+        for (const [i, start] of expected.entries())
+          assert.ok(errors[i]!.startsWith(start), `${path}${qs}: ${errors[i]}`);
       }
   });
 

@@ -57,10 +57,11 @@ export function createHolidayChecker(country: string | null): HolidayPredicate {
  * Every local date a holiday covers: date-holidays lists some as one entry of several days (the
  * Romanian New Year, 1–2 January; Eid, Tết, Seollal), from `start` to `end`. Its `date` is the first
  * local day with the start's time of day, and an offset where the holiday begins before that day
- * (`"2026-03-20 00:00:00 -0600"`: Ramazan Bayramı from sunset the evening before). Days are counted
- * whole from that day's midnight: the Turkish Bayram ends at noon of its fourth day, which is a
- * working day. An hour of slack either way absorbs a daylight-saving change inside the span; a
- * holiday shorter than a day (an afternoon off) still marks its date.
+ * (`"2026-03-20 00:00:00 -0600"`: Eid from sunset the evening before). From that day's midnight, a
+ * day counts when the holiday runs past its noon: Eid ending at sunset of its third day takes that
+ * day, the Turkish Bayram ending at noon of its fourth day does not (a working day again); a
+ * daylight-saving hour inside the span changes nothing. A holiday shorter than a day (an afternoon
+ * off) still marks its date.
  */
 function holidayDays(h: { date: string; start: Date; end: Date }): string[] {
   const m = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})(?: ([+-])(\d{2})(\d{2}))?/.exec(h.date);
@@ -69,7 +70,8 @@ function holidayDays(h: { date: string; start: Date; end: Date }): string[] {
   const sinceMidnight = (Number(hh) * 3600 + Number(mm) * 60 + Number(ss)) * 1000;
   const offset = sign ? (sign === '-' ? -1 : 1) * (Number(oh) * 60 + Number(om)) * 60_000 : 0;
   const midnight = h.start.getTime() - sinceMidnight - offset;
-  const count = Math.max(1, Math.floor((h.end.getTime() - midnight + 3_600_000) / 86_400_000));
+  // A day is off when the holiday runs past its local noon (covers its working hours).
+  const count = Math.max(1, Math.floor((h.end.getTime() - midnight - 43_200_001) / 86_400_000) + 1);
   const days: string[] = [];
   for (let i = 0; i < count; i++)
     days.push(new Date(Date.UTC(Number(y), Number(mo) - 1, Number(d) + i)).toISOString().slice(0, 10));

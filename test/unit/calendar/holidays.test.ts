@@ -45,6 +45,18 @@ describe('createHolidayChecker', () => {
       ['2026-03-19', '2026-03-20', '2026-03-22', '2026-03-23', '2025-06-09', '2025-06-10'].map(tr),
       [false, true, true, false, true, false],
     );
+    // Eid in Bosnia and Herzegovina (Ramazanski bajram 2026, three days from sunset on 19 March to
+    // sunset on 22 March) and Nigeria (Id el Kabir 2026, two days): ending at sunset, the last day
+    // is off too.
+    const ba = createHolidayChecker('BA');
+    assert.deepEqual(['2026-03-19', '2026-03-20', '2026-03-21', '2026-03-22', '2026-03-23'].map(ba), [
+      false,
+      true,
+      true,
+      true,
+      false,
+    ]);
+    assert.deepEqual(['2026-05-27', '2026-05-28'].map(createHolidayChecker('NG')), [true, true]);
     // Eswatini: Incwala, listed under 2025 (28 December, six days), runs into 2026.
     const sz = createHolidayChecker('SZ');
     assert.deepEqual(['2026-01-02', '2026-01-03'].map(sz), [true, false]);

@@ -90,6 +90,14 @@ describe('travel-rule validation errors (flat format, CONTRACT §3)', () => {
     const wide = completeBody('tr-wide');
     wide.originator = { ...wide.originator, name: '\u{20000}'.repeat(600) };
     assert.equal((await send(wide)).statusCode, 200);
+    // Ids are bounded like every id of the API (256 characters): the transfer's and a customer's.
+    const ids = completeBody('\u{20000}'.repeat(200));
+    assert.equal((await send(ids)).statusCode, 200, '200 characters, 400 UTF-16 units');
+    const longCustomer = completeBody('tr-long-customer');
+    (longCustomer.originator as Record<string, string>).customer_id = 'c'.repeat(257);
+    assert.deepEqual(await expect400(longCustomer), [
+      'originator.customer_id: Must be at most 256 characters',
+    ]);
   });
 
   it('without a valid key: 401 flat AUTHENTICATION, before the body is looked at', async () => {

@@ -104,12 +104,19 @@ function readParty<K extends string>(
     const v = input[field];
     if (isBlank(v)) continue;
     if (typeof v !== 'string') errors.push(`${path(`${prefix}.${field}`)}: Must be a string`);
-    // Characters, as JSON Schema's maxLength and the IVMS101 reader count them (code points).
-    else if (v.length > MAX_TEXT_LENGTH && [...v].length > MAX_TEXT_LENGTH)
-      errors.push(`${path(`${prefix}.${field}`)}: Must be at most ${MAX_TEXT_LENGTH} characters`);
-    else out[field] = v;
+    else {
+      // A customer id is bounded like every other id of the API (it is an audit filter too).
+      const max = field === 'customer_id' ? MAX_ID_LENGTH : MAX_TEXT_LENGTH;
+      if (longerThan(v, max)) errors.push(`${path(`${prefix}.${field}`)}: Must be at most ${max} characters`);
+      else out[field] = v;
+    }
   }
   return out;
+}
+
+/** Longer than `max` characters, counted as JSON Schema's maxLength and the IVMS101 reader count them (code points). */
+function longerThan(v: string, max: number): boolean {
+  return v.length > max && [...v].length > max;
 }
 
 // Reports header problems; returns false when `blockchain` is unusable for address checks.
@@ -117,7 +124,7 @@ function readHeader(body: Record<string, unknown>, errors: string[]): boolean {
   const { transfer_id, direction, amount_eur, amount_crypto, blockchain, ownership_verified } = body;
   if (isBlank(transfer_id)) errors.push('transfer_id: Required');
   else if (typeof transfer_id !== 'string') errors.push('transfer_id: Must be a string');
-  else if (transfer_id.length > MAX_ID_LENGTH)
+  else if (longerThan(transfer_id, MAX_ID_LENGTH))
     errors.push(`transfer_id: Must be at most ${MAX_ID_LENGTH} characters`);
 
   if (isBlank(direction)) errors.push('direction: Required');

@@ -16,7 +16,9 @@ const Originator = Type.Object(
     geographic_address: Type.Optional(Text()),
     national_id: Type.Optional(Text()),
     date_of_birth: Type.Optional(Type.String({ format: 'date', description: 'extension' })),
-    customer_id: Type.Optional(Text('extension: the client’s own customer id')),
+    customer_id: Type.Optional(
+      Type.String({ maxLength: 256, description: 'extension: the client’s own customer id' }),
+    ),
   },
   { additionalProperties: true },
 );
@@ -32,7 +34,11 @@ const Beneficiary = Type.Object(
       Type.String({ pattern: '^[0-9A-Z]{18}[0-9]{2}$', description: 'ISO 17442 LEI (mod 97-10 checked)' }),
     ),
     customer_id: Type.Optional(
-      Text('extension: set when the beneficiary is the client’s own customer (an internal transfer)'),
+      Type.String({
+        maxLength: 256,
+        description:
+          'extension: set when the beneficiary is the client’s own customer (an internal transfer)',
+      }),
     ),
   },
   { additionalProperties: true },

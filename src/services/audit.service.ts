@@ -72,11 +72,14 @@ export function parseInstant(field: string, v: string | undefined): Date | undef
 
 /** The problems of a query's `from` and `to`, every one (CONTRACT §3: all at once); none when both read. */
 export function rangeProblems(q: { from?: string; to?: string }): string[] {
-  return rangeErrors(q).flatMap((e) => (e.details?.errors as string[] | undefined) ?? []);
+  return problemsOf(readRange(q).errors);
 }
 
-/** Each of `from` and `to` that does not read (or `from` after `to`), as its field's 400. */
-function rangeErrors(q: { from?: string; to?: string }): AppError[] {
+const problemsOf = (errors: AppError[]) =>
+  errors.flatMap((e) => (e.details?.errors as string[] | undefined) ?? []);
+
+/** `from` and `to` read once, with each that does not read (or `from` after `to`) as its field's 400. */
+function readRange(q: { from?: string; to?: string }) {
   const errors: AppError[] = [];
   const read = (field: 'from' | 'to') => {
     try {
@@ -90,15 +93,15 @@ function rangeErrors(q: { from?: string; to?: string }): AppError[] {
   const from = read('from');
   const to = read('to');
   if (from && to && from > to) errors.push(fieldError('from', 'Must not be after to'));
-  return errors;
+  return { from, to, errors };
 }
 
 /** `from` and `to` read, or a 400 naming the bad one, or listing both. */
 export function parseRange(q: { from?: string; to?: string }): { from?: Date; to?: Date } {
-  const errors = rangeErrors(q);
+  const { from, to, errors } = readRange(q);
   if (errors.length === 1) throw errors[0];
-  if (errors.length > 1) throw validationError(rangeProblems(q));
-  return { from: parseInstant('from', q.from), to: parseInstant('to', q.to) };
+  if (errors.length > 1) throw validationError(problemsOf(errors));
+  return { from, to };
 }
 
 function encodeCursor(row: AuditRow): string {

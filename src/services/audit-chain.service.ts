@@ -117,21 +117,13 @@ export function createAuditChainService(deps: {
 
   /**
    * The first checkpoint that no longer holds: one above the anchor whose row is gone or has another
-   * hash, or one at the anchor with another hash than the mark's.
+   * hash, or one at the anchor with another hash than the mark's. `walked`: the hash of every row
+   * the walk verified at a checkpoint's position (a complete walk: none is read again).
    */
-  async function checkpointBreak(clientId: string, anchor: Anchor, checkpoints: Checkpoint[]) {
-    const atAnchor = hex(anchor.hash);
+  function checkpointBreak(anchor: Anchor, checkpoints: Checkpoint[], walked: Map<number, string>) {
     for (const cp of checkpoints) {
       if (cp.seq < anchor.seq) continue;
-      const stored =
-        cp.seq === anchor.seq
-          ? atAnchor
-          : (
-              await sql<{ row_hash: Uint8Array }>`
-                SELECT row_hash FROM evaluations WHERE client_id = ${clientId} AND chain_seq = ${cp.seq}`.execute(
-                db,
-              )
-            ).rows.map((r) => hex(r.row_hash))[0];
+      const stored = cp.seq === anchor.seq ? hex(anchor.hash) : walked.get(cp.seq);
       if (stored !== cp.head)
         return { chain_seq: cp.seq, evaluation_id: null, reason: 'head_mismatch' } satisfies ChainBreak;
     }
@@ -160,6 +152,8 @@ export function createAuditChainService(deps: {
       let brk: ChainBreak | null = null;
       let last: { seq: number; hash: Buffer } = { seq: anchor.seq, hash: Buffer.from(anchor.hash) };
       let firstRow: StoredRow | undefined;
+      const atCheckpoint = new Set(checkpoints.map((c) => c.seq));
+      const walked = new Map<number, string>();
       const pending: StoredRow[] = [];
       const flush = () => {
         const res = findFirstBreak(pending.splice(0), { seq: last.seq, hash: last.hash });
@@ -168,6 +162,7 @@ export function createAuditChainService(deps: {
       };
       for await (const row of rowsOf(clientId, anchor.seq)) {
         firstRow ??= row;
+        if (atCheckpoint.has(row.chain_seq)) walked.set(row.chain_seq, hex(row.row_hash));
         pending.push(row);
         if (pending.length >= PAGE) {
           flush();
@@ -188,7 +183,7 @@ export function createAuditChainService(deps: {
           // The recorded head names a row that is not there, or another hash for the last row.
           reason: Number(head.seq) === last.seq ? 'head_mismatch' : 'row_missing',
         } satisfies ChainBreak;
-      if (!brk) brk = await checkpointBreak(clientId, anchor, checkpoints);
+      if (!brk) brk = checkpointBreak(anchor, checkpoints, walked);
       return {
         client_id: clientId,
         ok: brk === null,

@@ -49,6 +49,13 @@ describe('STR sweep', () => {
       payload: { to: 'closed', resolution },
     });
   const sweep = () => t.deps.jobs.run('str-sweep') as Promise<StrSweepResult>;
+  /** Each case's `str_sweep_done`, by id. */
+  const sweptFlags = async (ids: string[]) =>
+    Object.fromEntries(
+      (
+        await t.deps.db.selectFrom('cases').select(['id', 'str_sweep_done']).where('id', 'in', ids).execute()
+      ).map((c) => [c.id, c.str_sweep_done]),
+    );
 
   it('evaluates MICA-RPT-002 once per overdue STR case, audited, with the alert its flags call for', async () => {
     const overdue = await openCase(true, 10);
@@ -128,12 +135,7 @@ describe('STR sweep', () => {
     const ids = r.evaluated.map((e) => e.case_id);
     assert.ok(ids.includes(stale.id), 'the expired claim is evaluated');
     assert.ok(!ids.includes(live.id), 'a live claim is left to its sweep');
-    const done = await t.deps.db
-      .selectFrom('cases')
-      .select(['id', 'str_sweep_done'])
-      .where('id', 'in', [stale.id, live.id])
-      .execute();
-    assert.deepEqual(Object.fromEntries(done.map((c) => [c.id, c.str_sweep_done])), {
+    assert.deepEqual(await sweptFlags([stale.id, live.id]), {
       [stale.id]: true,
       [live.id]: false,
     });
@@ -168,12 +170,7 @@ describe('STR sweep', () => {
     const lost = await openCase(true, 11);
     await sql`UPDATE cases SET str_sweep_done = true WHERE id = ${lost.id}`.execute(t.deps.db);
     await repairStrSweep(t.deps.db as never);
-    const rows = await t.deps.db
-      .selectFrom('cases')
-      .select(['id', 'str_sweep_done'])
-      .where('id', 'in', [lost.id, evaluated.id])
-      .execute();
-    assert.deepEqual(Object.fromEntries(rows.map((r) => [r.id, r.str_sweep_done])), {
+    assert.deepEqual(await sweptFlags([lost.id, evaluated.id]), {
       [lost.id]: false,
       [evaluated.id]: true,
     });

@@ -102,7 +102,7 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
 export async function statusOnceSeen(
   expected: number,
   attempt: () => Promise<number>,
-  withinMs = 3000,
+  withinMs = 15_000,
 ): Promise<number> {
   const until = Date.now() + withinMs;
   for (;;) {

@@ -71,8 +71,9 @@ describe('GET /api/mica/audit/evaluations', () => {
     assert.ok(byTx.items.every((r: { trigger_entity_id: string }) => r.trigger_entity_id === 'tx-3'));
     const future = (await get('?from=2999-01-01')).json();
     assert.equal(future.items.length, 0);
-    const today = new Date().toISOString().slice(0, 10);
-    const day = (await get(`?from=${today}&rule_id=MICA-CDD-002`)).json();
+    // The day of the oldest seeded row, not the clock's: the run may have crossed midnight UTC.
+    const seededDay = (byRule.items.at(-1) as { evaluated_at: string }).evaluated_at.slice(0, 10);
+    const day = (await get(`?from=${seededDay}&rule_id=MICA-CDD-002`)).json();
     assert.equal(day.items.length, 12);
   });
 

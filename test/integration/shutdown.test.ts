@@ -25,7 +25,8 @@ describe('requests arriving while the server drains', () => {
       // A screening held by a hanging vendor; the server starts to close; then another request
       // arrives on the same connection (still open: it is busy, not idle).
       socket.write(get(`/api/mica/wallet-screening?wallet_address=${freshEvm()}&blockchain=ethereum`));
-      await delay(300);
+      // Closing starts once the vendor holds the screening (the request is being handled).
+      for (let i = 0; i < 500 && v.a.calls.length === 0; i++) await delay(20);
       const closing = v.t.app.close();
       await delay(100);
       socket.write(get('/api/mica/rules'));

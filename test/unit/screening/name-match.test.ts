@@ -161,14 +161,6 @@ describe('name index over the real OFAC 2021 and UN lists', () => {
     assert.deepEqual(index.search(''), []);
     assert.deepEqual(index.search('  -- '), []);
   });
-
-  test('answers a search in a few milliseconds', () => {
-    index.search('warm up');
-    const t0 = performance.now();
-    for (let i = 0; i < 50; i++) index.search(`Ahmad Hassan Example ${i}`);
-    const perSearch = (performance.now() - t0) / 50;
-    assert.ok(perSearch < 50, `${perSearch.toFixed(1)} ms per search`);
-  });
 });
 
 describe('name index built in slices', () => {

@@ -37,13 +37,11 @@ describe('group-commit audit writer', () => {
   it('flushes on the next turn of the event loop when idle: no timer, no added wait', async () => {
     const store = controllableStore();
     const w = createAuditWriter({ insertBatch: store.insertBatch, maxBatch: 10, maxInFlight: 1 });
-    const started = performance.now();
     const p = w.write(rec('a'));
     await tick();
     assert.deepEqual(store.batches, [['a']], 'flushed right after the current turn');
     store.release();
     await p;
-    assert.ok(performance.now() - started < 50);
   });
 
   it('writes of the same turn go together', async () => {

@@ -1,4 +1,4 @@
-import { resolveRuleSettings } from '../domain/rules/settings.ts';
+import { RuleSettingsError, resolveRuleSettings } from '../domain/rules/settings.ts';
 import { DEFAULT_API_LIMITS, type Limits } from './rate-limit.service.ts';
 
 /**
@@ -18,11 +18,20 @@ export const MIN_RETENTION_YEARS = 5;
 
 const LIMIT_KEYS = ['per_minute', 'burst_per_minute', 'per_day'] as const;
 
-/** Splits stored settings into their parts, checking the limits; throws with a message on a bad value. */
-export function splitClientSettings(
+/** Settings refused, with every problem found (rule settings, limits and retention together). */
+export class ClientSettingsError extends Error {
+  constructor(readonly problems: string[]) {
+    super(problems.join('; '));
+    this.name = 'ClientSettingsError';
+  }
+}
+
+/** The parts of stored settings, and every problem of the limits and the retention period. */
+function readClientSettings(
   settings: Record<string, unknown>,
-  defaults: Required<Limits> = DEFAULT_API_LIMITS,
-): ClientSettingsParts {
+  defaults: Required<Limits>,
+): { parts: ClientSettingsParts; problems: string[] } {
+  const problems: string[] = [];
   const { rate_limits, retention_years, ...ruleOverrides } = settings;
   if (
     retention_years !== undefined &&
@@ -31,33 +40,53 @@ export function splitClientSettings(
       retention_years < MIN_RETENTION_YEARS ||
       retention_years > 100)
   )
-    throw new Error(
+    problems.push(
       `retention_years: must be an integer from ${MIN_RETENTION_YEARS} to 100 (the audit trail is kept 5 years)`,
     );
-  const retentionYears = (retention_years as number | undefined) ?? DEFAULT_RETENTION_YEARS;
+  const retentionYears =
+    typeof retention_years === 'number' && problems.length === 0 ? retention_years : DEFAULT_RETENTION_YEARS;
   const rateLimits: Required<Limits> = { ...defaults };
   if (rate_limits !== undefined) {
     if (!rate_limits || typeof rate_limits !== 'object' || Array.isArray(rate_limits))
-      throw new Error('rate_limits must be an object');
-    for (const [k, v] of Object.entries(rate_limits)) {
-      if (!(LIMIT_KEYS as readonly string[]).includes(k))
-        throw new Error(`rate_limits.${k}: unknown (allowed: ${LIMIT_KEYS.join(', ')})`);
-      if (typeof v !== 'number' || !Number.isInteger(v) || v < 1)
-        throw new Error(`rate_limits.${k}: must be a positive integer`);
-      rateLimits[k as (typeof LIMIT_KEYS)[number]] = v;
+      problems.push('rate_limits: must be an object');
+    else {
+      for (const [k, v] of Object.entries(rate_limits)) {
+        if (!(LIMIT_KEYS as readonly string[]).includes(k))
+          problems.push(`rate_limits.${k}: unknown (allowed: ${LIMIT_KEYS.join(', ')})`);
+        else if (typeof v !== 'number' || !Number.isInteger(v) || v < 1)
+          problems.push(`rate_limits.${k}: must be a positive integer`);
+        else rateLimits[k as (typeof LIMIT_KEYS)[number]] = v;
+      }
+      // A client given only a minute limit keeps the default proportion of burst to minute limit.
+      if (!('burst_per_minute' in rate_limits))
+        rateLimits.burst_per_minute = Math.round(
+          (rateLimits.per_minute * defaults.burst_per_minute) / defaults.per_minute,
+        );
+      if (rateLimits.burst_per_minute < rateLimits.per_minute)
+        rateLimits.burst_per_minute = rateLimits.per_minute;
     }
-    // A client given only a minute limit keeps the default proportion of burst to minute limit.
-    if (!('burst_per_minute' in rate_limits))
-      rateLimits.burst_per_minute = Math.round(
-        (rateLimits.per_minute * defaults.burst_per_minute) / defaults.per_minute,
-      );
-    if (rateLimits.burst_per_minute < rateLimits.per_minute)
-      rateLimits.burst_per_minute = rateLimits.per_minute;
   }
-  return { ruleOverrides, rateLimits, retentionYears };
+  return { parts: { ruleOverrides, rateLimits, retentionYears }, problems };
 }
 
-/** Checks a whole settings object as it would be stored. */
+/** Splits stored settings into their parts, checking the limits; throws ClientSettingsError on a bad value. */
+export function splitClientSettings(
+  settings: Record<string, unknown>,
+  defaults: Required<Limits> = DEFAULT_API_LIMITS,
+): ClientSettingsParts {
+  const { parts, problems } = readClientSettings(settings, defaults);
+  if (problems.length > 0) throw new ClientSettingsError(problems);
+  return parts;
+}
+
+/** Checks a whole settings object as it would be stored; throws ClientSettingsError listing every problem. */
 export function validateClientSettings(settings: Record<string, unknown>): void {
-  resolveRuleSettings(splitClientSettings(settings).ruleOverrides);
+  const { parts, problems } = readClientSettings(settings, DEFAULT_API_LIMITS);
+  try {
+    resolveRuleSettings(parts.ruleOverrides);
+  } catch (e) {
+    if (!(e instanceof RuleSettingsError)) throw e;
+    problems.unshift(...e.errors);
+  }
+  if (problems.length > 0) throw new ClientSettingsError(problems);
 }

@@ -158,6 +158,31 @@ describe('per-client rate limits', () => {
       /rate_limits.per_minute/,
     );
   });
+
+  it('a settings change is refused with every problem at once: rules, limits and retention', async () => {
+    const refusal = await t.deps.clients
+      .create('many-problems', {
+        actor: 't',
+        settings: {
+          thresholds: { cumulative_window_days: 0 },
+          time_zone: 'Mars/Base',
+          retention_years: 4,
+          rate_limits: { per_minute: 0, per_hour: 5 },
+        },
+      })
+      .then(
+        () => assert.fail('accepted'),
+        (e: Error) => e.message,
+      );
+    for (const named of [
+      'thresholds.cumulative_window_days',
+      'time_zone',
+      'retention_years',
+      'rate_limits.per_minute',
+      'rate_limits.per_hour',
+    ])
+      assert.ok(refusal.includes(named), `${named} in: ${refusal}`);
+  });
 });
 
 describe('rate limiter store failure', () => {

@@ -80,7 +80,7 @@ function successorLifetimeMs(old: { created_at: Date | string; expires_at: Date 
 /** Key lifecycle (create, revoke, rotate) and authentication; every lifecycle event is audited. */
 export function createKeysService(deps: {
   keys: KeysRepo;
-  clients: Pick<ClientsRepo, 'get'>;
+  clients: Pick<ClientsRepo, 'get' | 'officers'>;
   audit: Pick<OperatorAuditRepo, 'record'>;
   now?: () => Date;
   /** How long a successful lookup is reused before asking the database again. */
@@ -106,6 +106,16 @@ export function createKeysService(deps: {
     ) {
       if (!(await deps.clients.get(clientId)))
         throw new AppError('NOT_FOUND', `client ${clientId} not found`);
+      // A key speaks for its officer in every move it makes: a misspelt name would record moves by
+      // nobody the client knows.
+      if (opts.officer != null) {
+        const officers = await deps.clients.officers(clientId);
+        if (!officers.includes(opts.officer))
+          throw new AppError(
+            'INVALID_REQUEST',
+            `officer ${opts.officer} is not an officer of ${clientId} (officers: ${officers.join(', ') || 'none'}; add one with officers add)`,
+          );
+      }
       const days = opts.expiresInDays ?? 90;
       if (!Number.isFinite(days) || days <= 0 || days > 3650)
         throw new AppError('INVALID_REQUEST', 'expires-in-days must be between 1 and 3650');

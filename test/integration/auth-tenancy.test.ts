@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
+import type { AppError } from '../../src/errors.ts';
 import { clientWithKey, startTestApp, type TestApp } from '../helpers/harness.ts';
 
 const body = (client_id: string) => ({
@@ -156,6 +157,18 @@ describe('authentication and tenancy', () => {
         ['key.revoked', 'ops-2'],
       ],
     );
+  });
+
+  it('an officer key is issued only for an officer of the client', async () => {
+    await assert.rejects(
+      t.deps.keys.create('acme', { officer: 'nobody', actor: 'test' }),
+      (e: AppError) => e.code === 'INVALID_REQUEST' && /nobody is not an officer of acme/.test(e.message),
+    );
+    await t.deps.clients.addOfficer('globex', 'nobody', 'test');
+    await assert.rejects(t.deps.keys.create('acme', { officer: 'nobody', actor: 'test' }), /not an officer/);
+    await t.deps.clients.addOfficer('acme', 'nobody', 'test');
+    const k = await t.deps.keys.create('acme', { officer: 'nobody', actor: 'test' });
+    assert.equal(k.officer, 'nobody');
   });
 
   it('a sandbox key is refused by the live service', async () => {

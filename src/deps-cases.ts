@@ -52,6 +52,7 @@ export function createCaseDeps(d: {
     limits: {
       perMinute: config.WEBHOOK_RATE_LIMIT_PER_MINUTE,
       perKindPerMinute: config.WEBHOOK_RATE_LIMIT_PER_KIND_PER_MINUTE,
+      unverifiedPerMinute: config.WEBHOOK_UNVERIFIED_PER_MINUTE,
     },
     // Creation deliveries are group-committed, one statement a batch; a second batch goes in
     // flight only when deliveries queue up (on the embedded store it waits on the one session).

@@ -123,6 +123,23 @@ export function createRateLimitService(deps: {
   }
 
   return {
+    /**
+     * The refusal a minute limit gives `key` now, without counting a request; undefined while it
+     * has room (or the store cannot tell).
+     */
+    async refusalWithoutCounting(key: string, perMinute: number): Promise<LimitDecision | undefined> {
+      const minute = await peek(60, key);
+      if (!minute || minute.consumed < perMinute || minute.msBeforeNext <= 0) return undefined;
+      return {
+        allowed: false,
+        limit: perMinute,
+        remaining: 0,
+        resetAt: Date.now() + minute.msBeforeNext,
+        retryAfter: Math.max(1, Math.ceil(minute.msBeforeNext / 1000)),
+        scope: 'minute',
+      };
+    },
+
     /** Counts one request against every window of `limits` for `key`. */
     async check(key: string, limits: Limits): Promise<LimitDecision> {
       const now = Date.now();

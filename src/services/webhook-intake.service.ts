@@ -67,7 +67,7 @@ function keptHeaders(kind: WebhookKind, headers: IncomingHttpHeaders): Record<st
 }
 
 /**
- * Webhook intake (CONTRACT §6): limits, signature over the raw bytes, then the payload; an
+ * Webhook intake (CONTRACT §6): signature over the raw bytes, limits, then the payload; an
  * accepted delivery commits its dedup row, its alert, its case and the KYC decision together.
  */
 export function createWebhookIntakeService(deps: {
@@ -75,7 +75,12 @@ export function createWebhookIntakeService(deps: {
   repo: WebhookIntakeRepo;
   clientContext: (clientId: string) => Promise<ClientContext | undefined>;
   limiter: RateLimitService;
-  limits: { perMinute: number; perKindPerMinute: number };
+  limits: {
+    perMinute: number;
+    perKindPerMinute: number;
+    /** Deliveries failing their signature, per source address and minute, before it is refused unheard. */
+    unverifiedPerMinute: number;
+  };
   /** Creation batches in flight at once. */
   maxInFlight?: number;
   /** A batch beyond the first goes in flight only once this many deliveries wait. */
@@ -353,7 +358,29 @@ export function createWebhookIntakeService(deps: {
   });
 
   return {
-    /** Counts one delivery against the all-kinds and the per-kind minute limits; the binding decision. */
+    /**
+     * The 429 for a source address whose deliveries failed their signature too often this minute:
+     * refused before any signature is computed, so forged traffic costs neither HMAC work (one per
+     * registered secret of the kind) nor the vendors' quotas.
+     */
+    unverifiedRefusal(source: string): Promise<LimitDecision | undefined> {
+      return deps.limiter.refusalWithoutCounting(
+        `webhooks:unverified:${source}`,
+        deps.limits.unverifiedPerMinute,
+      );
+    },
+
+    /** Counts a delivery whose signature failed against its source address. */
+    countUnverified(source: string): Promise<LimitDecision> {
+      return deps.limiter.check(`webhooks:unverified:${source}`, {
+        per_minute: deps.limits.unverifiedPerMinute,
+      });
+    },
+
+    /**
+     * Counts one verified delivery against the all-kinds and the per-kind minute limits; the binding
+     * decision. Only verified deliveries count: unsigned traffic must not use up the vendors' quota.
+     */
     async limit(kind: WebhookKind): Promise<LimitDecision> {
       const perKind = await deps.limiter.check(`webhooks:kind:${kind}`, {
         per_minute: deps.limits.perKindPerMinute,

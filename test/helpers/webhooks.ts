@@ -13,6 +13,7 @@ export function startWebhookApp(env: Record<string, string> = {}): Promise<TestA
     MICA_SECRET_KEY: TEST_SECRET_KEY,
     WEBHOOK_RATE_LIMIT_PER_MINUTE: '1000000',
     WEBHOOK_RATE_LIMIT_PER_KIND_PER_MINUTE: '1000000',
+    WEBHOOK_UNVERIFIED_PER_MINUTE: '1000000',
     ...env,
   });
 }

@@ -306,9 +306,11 @@ describe('webhook rate limits', () => {
     t = await startWebhookApp({
       WEBHOOK_RATE_LIMIT_PER_MINUTE: '5',
       WEBHOOK_RATE_LIMIT_PER_KIND_PER_MINUTE: '3',
+      WEBHOOK_UNVERIFIED_PER_MINUTE: '2',
     });
     await clientWithKey(t, 'acme');
     await register(t, 'txmon-a', 'acme', SECRET);
+    await register(t, 'kyc', 'acme', 'kyc-secret');
   });
   after(() => t.close());
 
@@ -325,10 +327,43 @@ describe('webhook rate limits', () => {
     assert.equal(res.headers['retry-after'], String(b.error.details.retry_after));
     // Other kinds still pass until the all-kinds limit (5) is reached: the two txmon-a deliveries
     // their own kind's limit refused do not count against it (one vendor flooding must not starve
-    // the others); forged deliveries do.
+    // the others), and neither do forged ones (sent from elsewhere: see the next test).
+    const forged = await t.app.inject({
+      ...signed('kyc', 'unregistered', vendorBody('kyc')),
+      remoteAddress: '192.0.2.50',
+    });
+    assert.equal(forged.statusCode, 401);
     const others: number[] = [];
     for (let i = 0; i < 3; i++)
-      others.push((await t.app.inject(signed('kyc', 'unregistered', vendorBody('kyc')))).statusCode);
-    assert.deepEqual(others, [401, 401, 429]);
+      others.push((await t.app.inject(signed('kyc', 'kyc-secret', vendorBody('kyc')))).statusCode);
+    assert.deepEqual(others, [200, 200, 429]);
+  });
+
+  it('forged deliveries count against their source address only, and past its limit are refused unheard', async () => {
+    const forger = '192.0.2.66';
+    const forge = () =>
+      t.app.inject({ ...signed('kyc', 'unregistered', vendorBody('kyc')), remoteAddress: forger });
+    const first = await forge();
+    assert.equal(first.statusCode, 401);
+    assert.equal(first.headers['x-ratelimit-limit'], '2');
+    assert.equal(first.headers['x-ratelimit-remaining'], '1');
+    assert.equal((await forge()).statusCode, 401);
+    const refused = await forge();
+    assert.equal(refused.statusCode, 429);
+    assert.equal(refused.json().error.code, 'RATE_LIMITED');
+    assert.ok(Number(refused.headers['retry-after']) >= 1);
+    // Refused before its signature is checked: a correct one from that address waits too.
+    const fromForger = await t.app.inject({
+      ...signed('txmon-a', SECRET, vendorBody('txmon-a')),
+      remoteAddress: forger,
+    });
+    assert.equal(fromForger.statusCode, 429);
+    assert.equal(fromForger.headers['x-ratelimit-limit'], '2', 'the source address’s limit, not a vendor’s');
+    // Other addresses are not affected.
+    const elsewhere = await t.app.inject({
+      ...signed('kyc', 'unregistered', vendorBody('kyc')),
+      remoteAddress: '192.0.2.67',
+    });
+    assert.equal(elsewhere.statusCode, 401);
   });
 });

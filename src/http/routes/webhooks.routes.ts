@@ -118,12 +118,12 @@ export const webhookRoutes =
               url,
             }),
           },
-          onRequest: async (_req, reply) => {
-            const decision = await deps.intake.limit(kind);
-            setRateLimitHeaders(reply, decision);
-            if (!decision.allowed) {
-              deps.onRejected?.(`webhook:${kind}`);
-              throw rateLimitError(decision);
+          onRequest: async (req, reply) => {
+            const refusal = await deps.intake.unverifiedRefusal(req.ip);
+            if (refusal) {
+              setRateLimitHeaders(reply, refusal);
+              deps.onRejected?.('webhook:unverified');
+              throw rateLimitError(refusal);
             }
           },
           schema: {
@@ -136,16 +136,24 @@ export const webhookRoutes =
             response: { 200: Ack, ...errors },
           },
         },
-        async (req) => {
+        async (req, reply) => {
           const rawBody = req.rawBody ?? Buffer.alloc(0);
           let clientId: string;
           try {
             clientId = await deps.intake.authenticate(kind, rawBody, req.headers, clientParam(req.query));
           } catch (e) {
-            // The security trail: who tried and why it failed; never the body or any secret.
-            if (e instanceof SignatureRejected)
+            if (e instanceof SignatureRejected) {
+              // The security trail: who tried and why it failed; never the body or any secret.
               req.log.warn({ vendor: kind, reason: e.reason, ip: req.ip }, 'webhook signature rejected');
+              setRateLimitHeaders(reply, await deps.intake.countUnverified(req.ip));
+            }
             throw e;
+          }
+          const decision = await deps.intake.limit(kind);
+          setRateLimitHeaders(reply, decision);
+          if (!decision.allowed) {
+            deps.onRejected?.(`webhook:${kind}`);
+            throw rateLimitError(decision);
           }
           // After the signature, as the JSON: a compressed body is not read as if it were plain.
           const refused = encodingRefusal(req.headers['content-encoding']);

@@ -17,7 +17,7 @@ function intakeWith(candidates: WebhookCandidate[]) {
     repo: {} as never,
     clientContext: async () => undefined,
     limiter: {} as never,
-    limits: { perMinute: 1, perKindPerMinute: 1 },
+    limits: { perMinute: 1, perKindPerMinute: 1, unverifiedPerMinute: 1 },
   });
 }
 

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import type { AppError } from '../../src/errors.ts';
+import { isLoopback } from '../../src/http/plugins/auth.ts';
 import { clientWithKey, startTestApp, type TestApp } from '../helpers/harness.ts';
 
 const body = (client_id: string) => ({
@@ -209,6 +210,23 @@ describe('authentication and tenancy', () => {
     });
     assert.equal(ok.statusCode, 200, ok.body);
     assert.equal(ok.json().result.client_id, 'initech');
+  });
+
+  it('the operator API answers only on the loopback interface, token or not', async () => {
+    const command = (remoteAddress: string) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/api/admin/commands/clients.create',
+        headers: { authorization: `Bearer ${t.deps.operatorToken()}` },
+        payload: { args: { client_id: `from-${remoteAddress.replace(/\W/g, '-')}` } },
+        remoteAddress,
+      });
+    for (const remote of ['192.0.2.7', '10.0.0.1', '::ffff:192.0.2.7', '2001:db8::1'])
+      assertNested(await command(remote), 403, 'FORBIDDEN');
+    for (const local of ['127.0.0.1', '127.9.8.7', '::1', '::ffff:127.0.0.1'])
+      assert.equal((await command(local)).statusCode, 200, local);
+    assert.equal(isLoopback(undefined), false);
+    assert.equal(isLoopback('127.0.0.1.evil'), false);
   });
 });
 

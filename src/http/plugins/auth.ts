@@ -47,6 +47,10 @@ export function registerAuth(
     if (mode === 'none') return;
     const token = bearer(req);
     if (mode === 'operator') {
+      // The operator API serves the CLI on this machine (the embedded store's single process); the
+      // token alone must not open full control of every tenant to the network.
+      if (!isLoopback(req.socket.remoteAddress))
+        throw new AppError('FORBIDDEN', 'The operator API answers only on the loopback interface');
       const expected = deps.operatorToken();
       if (!token || !expected || !timingSafeEqualStr(token, expected))
         throw new AppError('UNAUTHORIZED', 'Missing or invalid operator token');
@@ -67,6 +71,13 @@ export function registerAuth(
     const own = route.preParsing;
     route.preParsing = own === undefined ? [adminOnly] : [adminOnly, ...(Array.isArray(own) ? own : [own])];
   });
+}
+
+/** 127.0.0.0/8 and ::1, also as IPv4-mapped IPv6 addresses. */
+export function isLoopback(address: string | undefined): boolean {
+  if (!address) return false;
+  const v4 = address.startsWith('::ffff:') ? address.slice(7) : address;
+  return v4 === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(v4);
 }
 
 function timingSafeEqualStr(a: string, b: string): boolean {

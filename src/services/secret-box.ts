@@ -1,9 +1,10 @@
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { sha256Hex } from '../domain/sha256.ts';
 import type { Db } from '../storage/db.ts';
+import { ensurePrivateDir } from '../storage/private-dir.ts';
 
 // Webhook secrets must be usable for HMAC, so they cannot be hashed like API keys: they are sealed
 // with AES-256-GCM. Format: `v1.<key id>.<iv>.<ciphertext>.<tag>` (base64url parts). The key id
@@ -84,7 +85,7 @@ function keyFromFile(dataDir: string): Buffer {
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
   }
-  mkdirSync(dataDir, { recursive: true });
+  ensurePrivateDir(dataDir);
   try {
     writeFileSync(path, `${randomBytes(32).toString('base64')}\n`, { flag: 'wx', mode: 0o600 });
     chmodSync(path, 0o600);

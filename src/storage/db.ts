@@ -1,10 +1,10 @@
-import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { type CompiledQuery, Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { sha256Hex } from '../domain/sha256.ts';
 import { startEmbeddedAnalyze } from './embedded-analyze.ts';
 import { embeddedDialect, PGliteWorkerClient } from './pglite-driver.ts';
+import { ensurePrivateDir } from './private-dir.ts';
 import type { Database } from './schema.ts';
 
 export type Db = Kysely<Database>;
@@ -127,7 +127,10 @@ export async function openDatabase(opts: {
     };
   }
   const dir = opts.dataDir === 'memory://' ? 'memory://' : resolve(opts.dataDir ?? './data', 'pgdata');
-  if (dir !== 'memory://') mkdirSync(dir, { recursive: true });
+  if (dir !== 'memory://') {
+    ensurePrivateDir(resolve(dir, '..'));
+    ensurePrivateDir(dir);
+  }
   // The embedded engine runs on its own thread, so SQL uses the second core while this one serves
   // HTTP. Its driver lends the single session to one Kysely caller (query or transaction) at a
   // time; prepared statements (executePrepared) are sent at once and wait only for a transaction.

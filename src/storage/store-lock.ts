@@ -1,5 +1,6 @@
-import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { ensurePrivateDir } from './private-dir.ts';
 
 /** What a running server publishes for the CLI: where to reach it and its operator token. */
 export interface ServerInfo {
@@ -23,7 +24,7 @@ function alive(pid: number): boolean {
  */
 export function acquireStoreLock(dataDir: string): { release: () => void } {
   const dir = resolve(dataDir);
-  mkdirSync(dir, { recursive: true });
+  ensurePrivateDir(dir);
   const path = join(dir, 'store.lock');
   for (let attempt = 0; attempt < 2; attempt++) {
     try {

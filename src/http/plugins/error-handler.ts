@@ -15,7 +15,7 @@ declare module 'fastify' {
 
 /**
  * A lost or refused database connection (server restarting, network): the request was not
- * recorded and can be retried, so it is a 503, not a 500. SQLSTATE classes 08 (connection
+ * answered and can be retried, so it is a 503, not a 500. SQLSTATE classes 08 (connection
  * exception) and 57P (operator intervention: shutdown, crash recovery), and socket errors; the
  * same for Redis where a request needs it (cache statistics).
  */
@@ -29,6 +29,19 @@ function isStoreUnavailable(err: unknown): boolean {
   return /Connection terminated|connection (?:is )?closed|Client has encountered a connection error|embedded database stopped|timeout exceeded when trying to connect|redis unavailable|Command timed out/i.test(
     msg,
   );
+}
+
+/**
+ * A connection refused or never made: no statement of the request reached the store. Otherwise
+ * (a connection cut while a statement was in flight) the store may have committed it without the
+ * acknowledgement arriving, and the answer must not claim that nothing was recorded.
+ */
+function neverReachedStore(err: unknown): boolean {
+  const e = err as { code?: unknown; message?: unknown };
+  const code = typeof e?.code === 'string' ? e.code : '';
+  if (['ECONNREFUSED', '57P03', '08001', '08004'].includes(code)) return true;
+  const msg = typeof e?.message === 'string' ? e.message : '';
+  return /timeout exceeded when trying to connect|redis unavailable/i.test(msg);
 }
 
 /** Seconds after which a request refused for a lost store may be retried (the pool reconnects by itself). */
@@ -91,7 +104,9 @@ export function toAppError(err: unknown, bodyLimit?: number): AppError {
   if (isStoreUnavailable(err))
     return new AppError(
       'SERVICE_UNAVAILABLE',
-      'Storage is unavailable; nothing was recorded, retry later',
+      neverReachedStore(err)
+        ? 'Storage is unavailable; nothing was recorded, retry later'
+        : 'Storage connection was lost; whether this request was recorded is unknown, retry later',
       // In the body too, as a vendor's 503 has it: a client reading the flat format's VENDOR
       // type (the contract's only 503 type) finds when to retry where it looks for it.
       { retry_after: STORE_RETRY_AFTER_S },

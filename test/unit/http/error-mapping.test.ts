@@ -18,6 +18,18 @@ describe('error mapping', () => {
     }
   });
 
+  it('a 503 says nothing was recorded only when no statement reached the store', () => {
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+    assert.match(toAppError(refused).message, /nothing was recorded/);
+    assert.match(toAppError(new Error('timeout exceeded when trying to connect')).message, /nothing was recorded/);
+    // Cut while a write was in flight: it may have committed without the acknowledgement arriving.
+    for (const cut of [
+      new Error('Connection terminated unexpectedly'),
+      Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' }),
+    ])
+      assert.match(toAppError(cut).message, /whether this request was recorded is unknown/);
+  });
+
   it('anything else unexpected is a 500 that says nothing of its cause', () => {
     const mapped = toAppError(new Error('relation "secret_table" does not exist at SELECT …'));
     assert.equal(mapped.status, 500);

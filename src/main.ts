@@ -6,12 +6,15 @@ import { schedule } from './jobs/jobs.ts';
 import { seedDemoClient } from './services/demo-seed.ts';
 import { heldListsNotice } from './services/sanctions-lists.service.ts';
 import { acquireStoreLock, publishServerInfo, removeServerInfo } from './storage/store-lock.ts';
+import { waitForDatabase } from './storage/wait-for-database.ts';
 
 /** Starts the service: config → deps → app → listen; closes gracefully on SIGTERM/SIGINT. */
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = pino({ level: config.LOG_LEVEL, base: { service: 'mica', env: config.MICA_ENVIRONMENT } });
   const lock = config.storage === 'pglite' ? acquireStoreLock(config.MICA_DATA_DIR) : undefined;
+  if (config.DATABASE_URL)
+    await waitForDatabase(config.DATABASE_MIGRATION_URL ?? config.DATABASE_URL, logger);
   const deps = await createDeps(config, { logger });
   const app = await buildApp(deps, { logger });
   // Sanctions lists are indexed before the first request, not during it.

@@ -8,6 +8,7 @@ import { loadConfig } from '../../src/config.ts';
 import { createDeps } from '../../src/deps.ts';
 import { type DatabaseHandle, openDatabase } from '../../src/storage/db.ts';
 import { migrateToLatest } from '../../src/storage/migrations/index.ts';
+import { waitForDatabase } from '../../src/storage/wait-for-database.ts';
 import { freshDatabase, TEST_DATABASE_URL, TEST_REDIS_URL, type TestApp } from '../helpers/harness.ts';
 import { hostPort, startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.ts';
 import { completeBody, ETH, importTestDirectory, uniqueClientId } from '../helpers/travel-rule.ts';
@@ -300,5 +301,34 @@ describe('faults against the real servers', { skip: !(TEST_DATABASE_URL && TEST_
     );
     const slowest = Math.max(...traffic.outcomes.filter((o) => o.phase === 'outage').map((o) => o.ms));
     process.stdout.write(`# redis fault: slowest evaluation during the outage ${slowest.toFixed(0)} ms\n`);
+  });
+});
+
+describe('an instance started while PostgreSQL is away', { skip: !TEST_DATABASE_URL }, () => {
+  it('waits for it and starts when it is back; a database that refuses the login is not waited on', async () => {
+    const proxy = await startTcpProxy(hostPort(TEST_DATABASE_URL!));
+    try {
+      proxy.cut();
+      const said: string[] = [];
+      const log = {
+        warn: (_o: object, msg: string) => said.push(msg),
+        info: (_o: object, msg: string) => said.push(msg),
+      };
+      let started = false;
+      const waiting = waitForDatabase(proxy.via(TEST_DATABASE_URL!), log, { retryMs: 100 }).then(() => {
+        started = true;
+      });
+      await new Promise((r) => setTimeout(r, 500));
+      assert.equal(started, false, 'still waiting while the database is away');
+      assert.ok(said.includes('database unreachable at start: waiting for it'), said.join('; '));
+      proxy.restore();
+      await waiting;
+      assert.ok(said.includes('database reachable: starting'));
+      const wrongDatabase = new URL(TEST_DATABASE_URL!);
+      wrongDatabase.pathname = '/no_such_database_here';
+      await assert.rejects(waitForDatabase(wrongDatabase.href, log, { retryMs: 100 }), /does not exist/);
+    } finally {
+      await proxy.close();
+    }
   });
 });

@@ -21,7 +21,10 @@ describe('error mapping', () => {
   it('a 503 says nothing was recorded only when no statement reached the store', () => {
     const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
     assert.match(toAppError(refused).message, /nothing was recorded/);
-    assert.match(toAppError(new Error('timeout exceeded when trying to connect')).message, /nothing was recorded/);
+    assert.match(
+      toAppError(new Error('timeout exceeded when trying to connect')).message,
+      /nothing was recorded/,
+    );
     // Cut while a write was in flight: it may have committed without the acknowledgement arriving.
     for (const cut of [
       new Error('Connection terminated unexpectedly'),

@@ -123,7 +123,10 @@ function buildProgram(found: (inv: Invocation) => void): Command {
       'the executed actions (type, outcome, time, executor, evidence) instead of the rule rows',
     )
     .option('--action-type <type>', 'with --actions: only this action, e.g. create_case')
-    .action((o: Record<string, string | boolean | undefined>) =>
+    .action((o: Record<string, string | boolean | undefined>) => {
+      // Without --actions the rule rows would be exported, unfiltered: a much larger, different file.
+      if (o.actionType !== undefined && !o.actions)
+        throw new InvalidArgumentError('--action-type filters executed actions: give --actions with it');
       found({
         name: o.actions ? 'audit.actions' : 'audit.export',
         stream: true,
@@ -138,8 +141,8 @@ function buildProgram(found: (inv: Invocation) => void): Command {
           format: o.format,
           ...(o.actions && o.actionType !== undefined ? { action_type: o.actionType } : {}),
         },
-      }),
-    );
+      });
+    });
 
   const keys = program.command('keys').description('API keys (shown once, stored as SHA-256)');
   keys

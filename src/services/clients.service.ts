@@ -67,6 +67,8 @@ export function createClientsService(deps: {
       return { client_id: clientId, officers: await deps.clients.officers(clientId) };
     },
     async removeOfficer(clientId: string, officer: string, actor: string) {
+      if (!(await deps.clients.get(clientId)))
+        throw new AppError('NOT_FOUND', `client ${clientId} not found`);
       if (!(await deps.clients.removeOfficer(clientId, officer)))
         throw new AppError('NOT_FOUND', `officer ${officer} not found for client ${clientId}`);
       await deps.audit.record({ client_id: clientId, actor, action: 'officer.removed', subject: officer });

@@ -51,7 +51,10 @@ export const COMMANDS: Record<string, Command<TSchema>> = {
   }),
   'webhooks.list': command({
     args: Type.Object({ client_id: Type.Optional(Str) }),
-    run: (d, a) => d.webhooks.list(a.client_id),
+    run: async (d, a) => {
+      if (a.client_id !== undefined) await knownClient(d, a.client_id);
+      return d.webhooks.list(a.client_id);
+    },
   }),
   'webhooks.remove': command({
     args: Type.Object({ id: Str, secret_fingerprint: Type.Optional(Str) }),

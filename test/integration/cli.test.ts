@@ -316,6 +316,20 @@ describe('the mica CLI', () => {
     const plain = mica('audit', 'export', '--client', 'acme', '--rule', 'MICA-GOV-001');
     assert.equal(plain.code, 0, plain.err);
     assert.deepEqual(plain.json(), JSON.parse(json.out));
+    // A filter of actions without --actions is a usage error, not an export of every rule row.
+    const stray = mica('audit', 'export', '--client', 'acme', '--action-type', 'create_case');
+    assert.equal(stray.code, 1);
+    assert.equal(stray.out, '');
+    assert.match(stray.err, /give --actions with it/);
+    // Commands of one client refuse one that does not exist, as every other one does.
+    for (const args of [
+      ['webhooks', 'list', '--client', 'nosuch'],
+      ['officers', 'remove', 'nosuch', 'bob'],
+    ]) {
+      const r = mica(...args);
+      assert.equal(r.code, 1, args.join(' '));
+      assert.match(r.err, /client nosuch not found/);
+    }
   });
 
   it('reads a relative path from where npm was invoked (INIT_CWD), not the package directory', () => {

@@ -18,7 +18,10 @@
 export function createTtlLookup<K, V>(opts: {
   ttlMs: number;
   load: (key: K) => Promise<V>;
-  /** Entries kept at most (all are dropped when full: keys hashed from callers' input land here). */
+  /**
+   * Entries kept at most; when full, the least recently read goes. Keys hashed from callers' input
+   * land here (unknown API keys too): a flood of made-up ones must not push out those in use.
+   */
   maxEntries?: number;
   now?: () => number;
 }) {
@@ -34,7 +37,10 @@ export function createTtlLookup<K, V>(opts: {
     const loadedIn = generation;
     const load = opts.load(key).then((value) => {
       if (loadedIn === generation && opts.ttlMs > 0) {
-        if (entries.size >= maxEntries && !entries.has(key)) entries.clear();
+        // A Map iterates in insertion order and a read moves its entry to the end: the first is the
+        // least recently read.
+        entries.delete(key);
+        if (entries.size >= maxEntries) entries.delete(entries.keys().next().value as K);
         entries.set(key, { value, until: began + opts.ttlMs, refreshing: false });
       }
       return value;
@@ -53,6 +59,8 @@ export function createTtlLookup<K, V>(opts: {
       const t = now();
       const hit = entries.get(key);
       if (hit && hit.until > t) {
+        entries.delete(key);
+        entries.set(key, hit);
         // One background reload per value: if it fails (store down), the value simply expires,
         // rather than every later read starting another load.
         if (!hit.refreshing && hit.until - t < opts.ttlMs / 4 && !loading.has(key)) {

@@ -118,12 +118,27 @@ describe('ttl lookup (auth and client caches)', () => {
     assert.equal(await cache.get('k'), 2);
   });
 
-  it('drops every entry when full rather than growing without bound', async () => {
-    let n = 0;
-    const cache = createTtlLookup({ ttlMs: 1000, load: async () => ++n, now: () => 0, maxEntries: 3 });
-    for (const k of ['a', 'b', 'c']) await cache.get(k);
-    await cache.get('d'); // full: the three are dropped, d kept
-    assert.equal(await cache.get('d'), 4);
-    assert.equal(await cache.get('a'), 5);
+  it('when full, drops the least recently read entry: a flood of new keys does not push out those in use', async () => {
+    const loads: string[] = [];
+    const cache = createTtlLookup({
+      ttlMs: 1000,
+      load: async (k: string) => {
+        loads.push(k);
+        return k;
+      },
+      now: () => 0,
+      maxEntries: 3,
+    });
+    await cache.get('in-use');
+    for (let i = 0; i < 50; i++) {
+      await cache.get(`made-up-${i}`);
+      await cache.get('in-use');
+    }
+    assert.equal(loads.filter((k) => k === 'in-use').length, 1, 'loaded once, never pushed out');
+    assert.equal(loads.length, 51);
+    // Bounded: the oldest made-up keys are gone (loaded again), the last two are held.
+    await cache.get('made-up-0');
+    await cache.get('made-up-49');
+    assert.deepEqual(loads.slice(51), ['made-up-0']);
   });
 });

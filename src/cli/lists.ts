@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { type Command, InvalidArgumentError } from 'commander';
+import { notTextMessage } from '../services/list-prep.ts';
 import { LIST_IMPORT_MAX_BYTES } from '../services/sanctions-lists.service.ts';
 import { cliPath } from './paths.ts';
 
@@ -17,6 +18,21 @@ function stat(path: string) {
     return statSync(path);
   } catch (e) {
     throw new Error(`cannot read ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+}
+
+/**
+ * A list file's text. A file that is no UTF-8 text (NUL bytes, invalid sequences) is refused here,
+ * by name: read leniently its bytes went on as U+FFFD and NULs, which the operator API refused as
+ * a bad request body and a loader quoted back raw.
+ */
+function readText(source: string, path: string): string {
+  const bytes = readFileSync(path);
+  if (bytes.includes(0)) throw new Error(notTextMessage(source, basename(path)));
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw new Error(notTextMessage(source, basename(path)));
   }
 }
 
@@ -54,7 +70,7 @@ export function readListFiles(source: string, path: string): ReadFiles {
   const total = paths.reduce((n, p) => n + stat(p).size, 0);
   if (total > LIST_IMPORT_MAX_BYTES) throw new Error(`${path}: the files exceed 128 MiB`);
   return {
-    files: paths.map((p) => ({ name: basename(p), content: readFileSync(p, 'utf8') })),
+    files: paths.map((p) => ({ name: basename(p), content: readText(source, p) })),
     modified: stat(paths[0]!).mtime.toISOString().slice(0, 10),
   };
 }
@@ -81,7 +97,11 @@ export function registerListCommands(
       'publication date, for formats that carry none (OFAC CSV; default: the file date)',
       isoDate,
     )
-    .action((source: string, path: string, o: { publishedAt?: string }) => {
+    .option(
+      '--allow-older',
+      'replace the held list even when this one was published earlier (a deliberate roll-back)',
+    )
+    .action((source: string, path: string, o: { publishedAt?: string; allowOlder?: boolean }) => {
       if (!['ofac', 'eu', 'un'].includes(source))
         throw new Error(`unknown list source ${source}: expected ofac, eu or un`);
       // Relative to where the operator ran the command, not the package directory (npm run).
@@ -89,7 +109,11 @@ export function registerListCommands(
       // Only the OFAC CSV set lacks a date; the XML formats carry theirs, which wins.
       const csvSet = files.some((f) => f.name.toLowerCase() === 'sdn.csv');
       const published_at = o.publishedAt ?? (csvSet ? modified : undefined);
-      found({ name: 'lists.import', args: { source, files, published_at } });
+      const allow_older = o.allowOlder === true;
+      found({
+        name: 'lists.import',
+        args: { source, files, published_at, ...(allow_older ? { allow_older } : {}) },
+      });
     });
   lists
     .command('status')

@@ -1,10 +1,13 @@
 import {
   ListFormatError,
   type ListSource,
+  normalizePublishedAt,
   parseEuXml,
   parseOfacCsv,
   parseOfacXml,
   parseUnXml,
+  printable,
+  quoted,
   type SanctionsList,
 } from '../domain/screening/index.ts';
 import type { PreparedList } from '../storage/sanctions-lists.repo.ts';
@@ -35,74 +38,157 @@ const fileName = (name: string) => name.split(/[\\/]/).pop() ?? '';
 const baseName = (name: string) => fileName(name).toLowerCase();
 const looksLikeXml = (content: string) => /^\uFEFF?\s*</.test(content);
 
+/** What an import of a file that is no text is told, by the CLI and here alike. */
+export const notTextMessage = (source: string, name: string) =>
+  `${source}: ${name} is not a text file (NUL bytes or invalid UTF-8)`;
+
+/**
+ * Refuses a file that is no text before a loader reads it: a NUL, or a lone surrogate (what no
+ * UTF-8 decodes to), is a binary file, and a loader's message about one pasted its bytes. The CLI
+ * checks the bytes as it reads them (cli/lists.ts); this is for callers of the command that skip it.
+ */
+function refuseBinary(source: ListSource, file: ListFile): void {
+  if (file.content.includes('\u0000') || /[\uD800-\uDFFF]/u.test(file.content))
+    throw new ListFormatError(notTextMessage(source, fileName(file.name)));
+}
+
+/** An empty main file (white space at most) says so: a loader would call it rowless, or not XML. */
+function refuseEmpty(source: ListSource, file: ListFile): void {
+  if (file.content.replace(/^\uFEFF/, '').trim() === '')
+    throw new ListFormatError(`${source}: ${fileName(file.name)} is empty; the held list was left unchanged`);
+}
+
 function single(source: ListSource, files: ListFile[], what: string): ListFile {
   if (files.length !== 1)
     throw new ListFormatError(`${source}: expected one ${what} file, got ${files.length}`);
   return files[0]!;
 }
 
+/** A parsed list, the name of its main file and where that format states its publication date. */
+type Parsed = SanctionsList & { warnings?: string[]; file: string; dateField: string };
+
+/** The OFAC CSV set, its files named in messages as the operator gave them. */
+function parseCsvSet(files: ListFile[], publishedAt: string | null): Parsed {
+  const byName = new Map(files.map((f) => [baseName(f.name), f]));
+  const unknown = files.filter((f) => !Object.values(OFAC_CSV).includes(baseName(f.name) as never));
+  if (unknown.length > 0)
+    throw new ListFormatError(
+      `ofac: unexpected file ${unknown[0]!.name} beside sdn.csv (expected add.csv, alt.csv, sdn_comments.csv)`,
+    );
+  const content: Record<string, string> = {};
+  const names: Record<string, string> = {};
+  for (const [key, base] of Object.entries(OFAC_CSV)) {
+    const file = byName.get(base);
+    if (file === undefined) continue;
+    content[key] = file.content;
+    names[key] = fileName(file.name);
+  }
+  const sdn = byName.get(OFAC_CSV.sdn)!;
+  refuseEmpty('ofac', sdn);
+  const list = parseOfacCsv(
+    { sdn: sdn.content, add: content.add, alt: content.alt, comments: content.comments },
+    { published_at: publishedAt, names },
+  );
+  return { ...list, file: names.sdn!, dateField: 'the OFAC CSV set carries none' };
+}
+
+/**
+ * A lone OFAC file: sdn.xml, or a CSV under another name read as sdn.csv (its column check rejects
+ * anything else). Its errors name the file given, and say how it was read.
+ */
+function parseLoneOfac(file: ListFile, publishedAt: string | null): Parsed {
+  const name = fileName(file.name);
+  const companion = Object.values(OFAC_CSV).find((n) => n !== OFAC_CSV.sdn && n === baseName(file.name));
+  if (companion)
+    throw new ListFormatError(`ofac: ${name} is a companion of sdn.csv; give sdn.csv or its directory`);
+  refuseEmpty('ofac', file);
+  if (looksLikeXml(file.content))
+    return { ...parseOfacXml(file.content), file: name, dateField: 'no Publish_Date' };
+  const asCsv = baseName(file.name) !== OFAC_CSV.sdn;
+  try {
+    const list = parseOfacCsv({ sdn: file.content }, { published_at: publishedAt, names: { sdn: name } });
+    return { ...list, file: name, dateField: 'the OFAC CSV set carries none' };
+  } catch (err) {
+    if (asCsv && err instanceof ListFormatError)
+      throw new ListFormatError(`${err.message} (read as the OFAC sdn.csv format)`);
+    throw err;
+  }
+}
+
 /** Picks the loader from the source and the files' names and contents; the loaders check the structure. */
+function loadList(source: ListSource, files: ListFile[], publishedAt: string | null): Parsed {
+  for (const file of files) refuseBinary(source, file);
+  if (source === 'ofac') {
+    if (files.some((f) => baseName(f.name) === OFAC_CSV.sdn)) return parseCsvSet(files, publishedAt);
+    return parseLoneOfac(single(source, files, 'sdn.csv or sdn.xml'), publishedAt);
+  }
+  const file = single(source, files, 'XML');
+  const name = fileName(file.name);
+  refuseEmpty(source, file);
+  if (!looksLikeXml(file.content))
+    throw new ListFormatError(`${source}: ${name} is not XML; only the XML format of this list is read`);
+  return source === 'un'
+    ? { ...parseUnXml(file.content), file: name, dateField: 'no dateGenerated attribute' }
+    : { ...parseEuXml(file.content), file: name, dateField: 'no generationDate attribute' };
+}
+
+/**
+ * The publication date held with the list (CONTRACT §7: every list carries one): the file's own,
+ * else the operator's, normalised (normalizePublishedAt). A list with neither is refused: held
+ * undated, no later import could tell whether it rolls the list back.
+ */
+function publicationDate(source: ListSource, list: Parsed, given: string | null, warnings: string[]): string {
+  const stated = list.published_at;
+  if (stated !== null && stated !== given) {
+    const normal = normalizePublishedAt(stated);
+    if (normal !== undefined) return normal;
+    if (given === null)
+      throw new ListFormatError(
+        `${source}: ${list.file} gives its publication date as ${quoted(stated)}, not an ISO 8601 date; give it with --published-at YYYY-MM-DD`,
+      );
+    warnings.push(`${source}: ${list.file} gives its publication date as ${quoted(stated)}; ${given} used`);
+  }
+  if (given !== null) {
+    const normal = normalizePublishedAt(given);
+    if (normal !== undefined) return normal;
+    throw new ListFormatError(`${source}: published_at ${quoted(given)} is not an ISO 8601 date`);
+  }
+  throw new ListFormatError(
+    `${source}: ${list.file} carries no publication date (${list.dateField}); give it with --published-at YYYY-MM-DD`,
+  );
+}
+
+/** Warnings about listed addresses that can never match: not valid addresses of their chain. */
+function addressWarnings(source: ListSource, list: SanctionsList): string[] {
+  const names = new Map(list.entries.map((e) => [e.entry_id, e.name]));
+  return list.addresses
+    .filter((a) => a.problem !== undefined)
+    .map(
+      (a) =>
+        `${source}: entry ${a.entry_id} (${names.get(a.entry_id) ?? '?'}) lists ${a.ticker || 'an'} address ${quoted(a.address, 64)}, ${a.problem}: it can never match and is not screened`,
+    );
+}
+
+/** Loads the files of an import, checks what the store needs, and collects the warnings. */
 function parseListFiles(
   source: ListSource,
   files: ListFile[],
   publishedAt?: string | null,
-): SanctionsList & { warnings: string[] } {
-  let list: SanctionsList & { warnings?: string[] };
-  if (source === 'ofac') {
-    const byName = new Map(files.map((f) => [baseName(f.name), f.content]));
-    const sdn = byName.get(OFAC_CSV.sdn);
-    if (sdn !== undefined) {
-      const unknown = files.filter((f) => !Object.values(OFAC_CSV).includes(baseName(f.name) as never));
-      if (unknown.length > 0)
-        throw new ListFormatError(
-          `ofac: unexpected file ${unknown[0]!.name} beside sdn.csv (expected add.csv, alt.csv, sdn_comments.csv)`,
-        );
-      list = parseOfacCsv(
-        {
-          sdn,
-          add: byName.get(OFAC_CSV.add),
-          alt: byName.get(OFAC_CSV.alt),
-          comments: byName.get(OFAC_CSV.comments),
-        },
-        { published_at: publishedAt ?? null },
-      );
-    } else {
-      const file = single(source, files, 'sdn.csv or sdn.xml');
-      const companion = Object.values(OFAC_CSV).find((n) => n !== OFAC_CSV.sdn && n === baseName(file.name));
-      if (companion)
-        throw new ListFormatError(
-          `ofac: ${fileName(file.name)} is a companion of sdn.csv; give sdn.csv or its directory`,
-        );
-      // A lone CSV under another name is read as sdn.csv; its column check rejects anything else.
-      list = looksLikeXml(file.content)
-        ? parseOfacXml(file.content)
-        : parseOfacCsv({ sdn: file.content }, { published_at: publishedAt ?? null });
-    }
-  } else {
-    const file = single(source, files, 'XML');
-    if (!looksLikeXml(file.content))
-      throw new ListFormatError(
-        `${source}: ${file.name} is not XML; only the XML format of this list is read`,
-      );
-    list = source === 'un' ? parseUnXml(file.content) : parseEuXml(file.content);
-  }
+): SanctionsList & { published_at: string; warnings: string[] } {
+  const list = loadList(source, files, publishedAt ?? null);
   if (list.entries.length === 0)
     throw new ListFormatError(`${source}: the file holds no entries; the held list was left unchanged`);
   const warnings = [...(list.warnings ?? [])];
+  const published_at = publicationDate(source, list, publishedAt ?? null, warnings);
   // Loaders keep the first of duplicated ids (OFAC CSV already does); the store needs unique ids.
   const seen = new Set<string>();
   const entries = list.entries.filter((e) => {
     if (!seen.has(e.entry_id)) return seen.add(e.entry_id);
-    warnings.push(`${source}: duplicate entry id ${e.entry_id} ignored`);
+    warnings.push(`${source}: duplicate entry id ${printable(e.entry_id)} ignored`);
     return false;
   });
-  return {
-    source: list.source,
-    published_at: list.published_at ?? publishedAt ?? null,
-    entries,
-    addresses: list.addresses,
-    warnings,
-  };
+  warnings.push(...addressWarnings(source, list));
+  return { source: list.source, published_at, entries, addresses: list.addresses, warnings };
 }
 
 /** Parses the files of an import and lays its rows out for the store. */

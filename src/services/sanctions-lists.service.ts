@@ -6,6 +6,8 @@ import {
   buildNameIndexInSlices,
   ListFormatError,
   type NameIndex,
+  normalizePublishedAt,
+  publishedBefore,
 } from '../domain/screening/index.ts';
 import { AppError } from '../errors.ts';
 import type { OperatorAuditRepo } from '../storage/operator-audit.repo.ts';
@@ -49,6 +51,29 @@ export function heldListsNotice(meta: readonly ListMeta[]): {
 
 /** Largest list import (all files together); JSON-escaped it fits the operator API's 256 MiB body. */
 export const LIST_IMPORT_MAX_BYTES = 128 * 1024 * 1024;
+
+/**
+ * Whether an import may replace the held list, by their publication dates: an older list would
+ * silently unlist every address sanctioned since (the 2021 OFAC set over a 2025 one screened them
+ * ALLOW). Refused unless the operator says the roll-back is meant; the same publication again is
+ * no roll-back. Returns the held date an allowed roll-back replaced, else null.
+ */
+export function admitPublication(
+  source: string,
+  importing: string,
+  held: string | null | undefined,
+  allowOlder: boolean,
+): string | null {
+  if (held === null || held === undefined || !publishedBefore(importing, held)) return null;
+  // A list held before dates were normalised may carry an offset: named as it is held now.
+  const heldAt = normalizePublishedAt(held) ?? held;
+  if (allowOlder) return heldAt;
+  throw new AppError(
+    'INVALID_TRANSITION',
+    `${source}: this list was published ${importing}, before the held one (published ${heldAt}); importing it would drop what was listed since. To roll back deliberately, repeat with --allow-older (allow_older: true)`,
+    { published_at: importing, held_published_at: heldAt },
+  );
+}
 
 /** Resolves on a later turn of the event loop, after the I/O that is waiting (setImmediate). */
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -133,8 +158,11 @@ export function createSanctionsListsService(deps: {
       return held;
     },
 
-    /** Parses and stores a list, replacing the held one of that source, then reloads the indexes. */
-    async import(args: ListImportRequest, actor: string) {
+    /**
+     * Parses and stores a list, replacing the held one of that source unless it was published
+     * earlier (see admitPublication), then reloads the indexes.
+     */
+    async import(args: ListImportRequest & { allow_older?: boolean }, actor: string) {
       // The operator's publication date must be one that exists (2026-02-30 is not 2 March).
       const published = args.published_at ? parseIsoInstant(args.published_at) : undefined;
       if (args.published_at && published === undefined)
@@ -151,8 +179,20 @@ export function createSanctionsListsService(deps: {
         if (err instanceof ListFormatError) throw new AppError('INVALID_REQUEST', err.message);
         throw err;
       }
-      const meta = await deps.repo.replace(list, actor, (trx, m) =>
-        deps.audit.record(importEvent(m, list.warning_count), trx),
+      // Shown in the answer and the audit event: a roll-back is never silent.
+      const override = { allow_older: args.allow_older === true, rolled_back_from: null as string | null };
+      const meta = await deps.repo.replace(
+        list,
+        actor,
+        (held) => {
+          override.rolled_back_from = admitPublication(
+            list.source,
+            list.published_at,
+            held,
+            override.allow_older,
+          );
+        },
+        (trx, m) => deps.audit.record(importEvent(m, list.warning_count, override), trx),
       );
       // A load already under way may predate the commit: let it finish, then load again. A process
       // that never screened (the CLI) leaves the indexes to be built by the first screening.
@@ -170,6 +210,7 @@ export function createSanctionsListsService(deps: {
         files: meta.files,
         warnings: list.warnings,
         warning_count: list.warning_count,
+        ...override,
       };
     },
 

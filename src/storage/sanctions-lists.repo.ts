@@ -32,7 +32,8 @@ export interface ListMeta {
  */
 export interface PreparedList {
   source: ListSource;
-  published_at: string | null;
+  /** Every imported list carries one (CONTRACT §7): YYYY-MM-DD, or a UTC date-time (…Z). */
+  published_at: string;
   /** The files' base names, as recorded with the list. */
   files: string[];
   entries_json: string;
@@ -84,15 +85,24 @@ export function createSanctionsListsRepo(db: Db) {
     /**
      * Replaces one source's list in a single transaction (readers keep the old list until the
      * commit), records the import in the operator audit log there too, and returns the new meta.
+     * `admit` is shown the held list's publication date (undefined when none is held) once the
+     * source is locked, so that no other import of it can commit in between; it throws to refuse.
      */
     async replace(
       list: PreparedList,
       actor: string,
+      admit: (heldPublishedAt: string | null | undefined) => void,
       audit: (trx: Db, meta: ListMeta) => Promise<void>,
     ): Promise<ListMeta> {
       return db.transaction().execute(async (trx) => {
         // Two imports of one source run one after the other, never interleaved.
         await sql`SELECT pg_advisory_xact_lock(hashtext(${`sanctions:${list.source}`}))`.execute(trx);
+        const held = await trx
+          .selectFrom('sanctions_lists')
+          .select('published_at')
+          .where('source', '=', list.source)
+          .executeTakeFirst();
+        admit(held?.published_at);
         await sql`DELETE FROM sanctions_addresses WHERE source = ${list.source}`.execute(trx);
         await sql`DELETE FROM sanctions_entries WHERE source = ${list.source}`.execute(trx);
         await sql`
@@ -197,8 +207,15 @@ export function createSanctionsListsRepo(db: Db) {
 }
 export type SanctionsListsRepo = ReturnType<typeof createSanctionsListsRepo>;
 
-/** The operator-audit event of an import. */
-export function importEvent(meta: ListMeta, warnings: number): OperatorEvent {
+/**
+ * The operator-audit event of an import. `rolled_back_from`: the publication date of the newer list
+ * an import given allow_older replaced; null when the import did not go back in time.
+ */
+export function importEvent(
+  meta: ListMeta,
+  warnings: number,
+  override: { allow_older: boolean; rolled_back_from: string | null },
+): OperatorEvent {
   return {
     client_id: null,
     actor: meta.imported_by,
@@ -214,6 +231,8 @@ export function importEvent(meta: ListMeta, warnings: number): OperatorEvent {
       screenable_addresses: meta.screenable_address_count,
       files: meta.files,
       warnings,
+      allow_older: override.allow_older,
+      rolled_back_from: override.rolled_back_from,
     },
   };
 }

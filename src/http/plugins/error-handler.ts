@@ -205,7 +205,10 @@ export function clientErrorHandler(err: Error & { code?: string }, socket: Duple
 export function registerErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error, req, reply) => {
     const appErr = toAppError(error, req.routeOptions.bodyLimit);
-    if (appErr.status >= 500) req.log.error({ err: error }, 'request failed');
+    // A 503 (store lost, draining, vendor unavailable) is a condition, not a bug: one line, no stack.
+    if (appErr.status === 503)
+      req.log.warn({ code: appErr.code, cause: (error as Error).message }, 'request refused: unavailable');
+    else if (appErr.status >= 500) req.log.error({ err: error }, 'request failed');
     else req.log.info({ code: appErr.code, status: appErr.status }, 'request rejected');
     return sendError(req, reply, appErr);
   });

@@ -18,5 +18,7 @@ export {
   splitPrograms,
 } from './ofac-csv.ts';
 export { ofacDate, parseOfacXml } from './ofac-xml.ts';
+export { normalizePublishedAt, publishedBefore } from './published-at.ts';
 export { extractRemarkAddresses, type RemarkAddress } from './remarks.ts';
+export { printable, quoted } from './text.ts';
 export { parseUnXml } from './un-xml.ts';

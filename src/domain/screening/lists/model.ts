@@ -1,6 +1,4 @@
-import { validateBitcoinAddress } from '../address/bitcoin.ts';
-import { validateEvmAddress } from '../address/evm.ts';
-import { validateSolanaAddress } from '../address/solana.ts';
+import { validateAddress } from '../address/validate.ts';
 
 /** Which published list a record came from. */
 export type ListSource = 'ofac' | 'eu' | 'un';
@@ -29,6 +27,11 @@ export interface ListedAddress {
   scope: AddressScope;
   /** Comparison key: EVM and bech32 lower-cased (both are case-insensitive), else as published. */
   match_key: string;
+  /**
+   * Why an address of a chain the service screens can never match: not a valid address of that
+   * chain (a 39-digit ETH address). Absent otherwise; reported by the import, not stored.
+   */
+  problem?: string;
 }
 
 /** A whole list in the common model every loader produces. */
@@ -54,25 +57,43 @@ const BITCOIN_TICKERS = new Set(['XBT', 'BTC']);
  */
 const BITCOIN_LAYER_TICKERS = new Set(['USDT']);
 const SOLANA_TICKERS = new Set(['SOL']);
+/** A ticker that says EVM even when the address lacks its 0x (which every EVM address has). */
+const EVM_TICKERS = new Set(['ETH']);
 
-/** Decides where a listed address can be screened, from the list's ticker and the address form. */
-export function classifyListedAddress(
-  ticker: string,
-  address: string,
-): { scope: AddressScope; match_key: string } {
+type Classified = Pick<ListedAddress, 'scope' | 'match_key' | 'problem'>;
+
+/** An address that claims a screened chain but is no valid address there: it can never match. */
+const invalid = (match_key: string, chain: string, reason: string): Classified => ({
+  scope: 'unscreenable',
+  match_key,
+  problem: `not a valid ${chain} address (${reason})`,
+});
+
+/**
+ * Decides where a listed address can be screened, from the list's ticker and the address form,
+ * with the validation that screening applies to a caller's address (validateAddress): a listed
+ * address that fails it can never be asked for, so it is not screenable and says why.
+ */
+export function classifyListedAddress(ticker: string, address: string): Classified {
   const t = ticker.toUpperCase();
-  if (/^0x/i.test(address)) {
-    // One 0x key is the same account on every EVM chain, whatever ticker OFAC filed it under.
-    const ok = validateEvmAddress('0x' + address.slice(2).toLowerCase()).ok;
-    return { scope: ok ? 'evm' : 'unscreenable', match_key: address.toLowerCase() };
+  if (/^0x/i.test(address) || EVM_TICKERS.has(t)) {
+    // One 0x key is the same account on every EVM chain, whatever ticker OFAC filed it under. The
+    // list's letter case is no EIP-55 checksum a caller must repeat: checked lower-cased.
+    const key = address.toLowerCase();
+    const evm = validateAddress('ethereum', key);
+    return evm.ok ? { scope: 'evm', match_key: key } : invalid(key, 'EVM', evm.reason);
   }
-  const btc = validateBitcoinAddress(address);
-  if (btc.ok && (BITCOIN_TICKERS.has(t) || BITCOIN_LAYER_TICKERS.has(t) || t === '')) {
+  const btc = validateAddress('bitcoin', address);
+  if (BITCOIN_TICKERS.has(t))
+    return btc.ok ? { scope: 'bitcoin', match_key: btc.normalized } : invalid(address, 'Bitcoin', btc.reason);
+  if (btc.ok && (BITCOIN_LAYER_TICKERS.has(t) || t === '')) {
     return { scope: 'bitcoin', match_key: btc.normalized };
   }
-  if ((SOLANA_TICKERS.has(t) || t === '') && validateSolanaAddress(address).ok) {
-    return { scope: 'solana', match_key: address };
-  }
+  const sol = validateAddress('solana', address);
+  if (SOLANA_TICKERS.has(t))
+    return sol.ok ? { scope: 'solana', match_key: address } : invalid(address, 'Solana', sol.reason);
+  if (t === '' && sol.ok) return { scope: 'solana', match_key: address };
+  // Another chain's coin (LTC, TRX, XMR…), or a form no ticker pins down: kept, not screened.
   return { scope: 'unscreenable', match_key: address };
 }
 

@@ -8,7 +8,7 @@ import {
   type SanctionsList,
 } from './model.ts';
 import { extractRemarkAddresses } from './remarks.ts';
-import { asText, clean, uniq } from './text.ts';
+import { asText, clean, parserMessage, quoted, uniq } from './text.ts';
 
 /** The legacy OFAC CSV set: sdn.csv is required, the three companions are optional. */
 export interface OfacCsvFiles {
@@ -21,6 +21,11 @@ export interface OfacCsvFiles {
 export interface OfacCsvOptions {
   /** The CSV set carries no date; the caller supplies it (e.g. from the download). */
   published_at?: string | null;
+  /**
+   * The files' names as the operator gave them, for messages (default sdn.csv, add.csv, …): an
+   * error about a file named otherwise must name the file the operator can find.
+   */
+  names?: Partial<Record<keyof OfacCsvFiles, string>>;
 }
 
 /** The parsed list plus what was skipped, so an import can report it. */
@@ -52,16 +57,15 @@ function stripDosEof(text: string): string {
   return text.slice(0, end);
 }
 
-function readRows(input: string | Uint8Array, file: keyof typeof COLUMNS): string[][] {
+function readRows(input: string | Uint8Array, file: keyof typeof COLUMNS, name: string): string[][] {
   // Full downloads end with a DOS EOF byte (0x1A) after the last CRLF: a bogus last row otherwise.
-  const name = FILE_NAMES[file];
   const text = stripDosEof(asText(input, name));
   if (text === '') return [];
   let rows: string[][];
   try {
     rows = parse(text, { relax_column_count: true, skip_empty_lines: true }) as string[][];
   } catch (err) {
-    throw new ListFormatError(`${name} is not valid CSV: ${(err as Error).message}`);
+    throw new ListFormatError(`${name} is not valid CSV: ${parserMessage((err as Error).message)}`);
   }
   const want = COLUMNS[file];
   rows.forEach((row, i) => {
@@ -69,7 +73,9 @@ function readRows(input: string | Uint8Array, file: keyof typeof COLUMNS): strin
       throw new ListFormatError(`${name} row ${i + 1}: expected ${want} columns, found ${row.length}`);
     }
     if (!/^\d+$/.test(cell(row[0]))) {
-      throw new ListFormatError(`${name} row ${i + 1}: ent_num "${row[0]}" is not a number (a header row?)`);
+      throw new ListFormatError(
+        `${name} row ${i + 1}: ent_num ${quoted(row[0] ?? '')} is not a number (a header row?)`,
+      );
     }
   });
   return rows;
@@ -101,18 +107,21 @@ export function splitPrograms(field: string): string[] {
 export function parseOfacCsv(files: OfacCsvFiles, options: OfacCsvOptions = {}): OfacCsvResult {
   if (!files || files.sdn === undefined) throw new ListFormatError('OFAC CSV set: sdn.csv is required');
   const warnings: string[] = [];
-  const sdnRows = readRows(files.sdn, 'sdn');
-  if (sdnRows.length === 0) throw new ListFormatError('sdn.csv holds no rows');
+  const names = { ...FILE_NAMES, ...options.names };
+  const sdnRows = readRows(files.sdn, 'sdn', names.sdn);
+  if (sdnRows.length === 0) throw new ListFormatError(`${names.sdn} holds no rows`);
 
   // Remarks are cut at 1000 characters and continue in sdn_comments.csv, joined with no separator.
   const continuation = new Map<string, string>();
-  for (const row of files.comments === undefined ? [] : readRows(files.comments, 'comments')) {
+  for (const row of files.comments === undefined
+    ? []
+    : readRows(files.comments, 'comments', names.comments)) {
     const id = cell(row[0]);
     continuation.set(id, (continuation.get(id) ?? '') + rawCell(row[1]));
   }
 
   const aliases = new Map<string, string[]>();
-  for (const row of files.alt === undefined ? [] : readRows(files.alt, 'alt')) {
+  for (const row of files.alt === undefined ? [] : readRows(files.alt, 'alt', names.alt)) {
     const id = cell(row[0]);
     const name = clean(cell(row[3]));
     if (name === '') continue;
@@ -121,7 +130,7 @@ export function parseOfacCsv(files: OfacCsvFiles, options: OfacCsvOptions = {}):
     aliases.set(id, list);
   }
   // add.csv holds postal addresses, which the model does not carry; it is still checked for shape.
-  if (files.add !== undefined) readRows(files.add, 'add');
+  if (files.add !== undefined) readRows(files.add, 'add', names.add);
 
   const entries: SanctionsEntry[] = [];
   const addresses: ListedAddress[] = [];
@@ -129,7 +138,7 @@ export function parseOfacCsv(files: OfacCsvFiles, options: OfacCsvOptions = {}):
   for (const row of sdnRows) {
     const entry_id = cell(row[0]);
     if (ids.has(entry_id)) {
-      warnings.push(`sdn.csv: duplicate ent_num ${entry_id} ignored`);
+      warnings.push(`${names.sdn}: duplicate ent_num ${entry_id} ignored`);
       continue;
     }
     ids.add(entry_id);
@@ -146,10 +155,10 @@ export function parseOfacCsv(files: OfacCsvFiles, options: OfacCsvOptions = {}):
     }
   }
   for (const id of aliases.keys()) {
-    if (!ids.has(id)) warnings.push(`alt.csv: aliases for unknown ent_num ${id} ignored`);
+    if (!ids.has(id)) warnings.push(`${names.alt}: aliases for unknown ent_num ${id} ignored`);
   }
   for (const id of continuation.keys()) {
-    if (!ids.has(id)) warnings.push(`sdn_comments.csv: remarks for unknown ent_num ${id} ignored`);
+    if (!ids.has(id)) warnings.push(`${names.comments}: remarks for unknown ent_num ${id} ignored`);
   }
   return { source: 'ofac', published_at: options.published_at ?? null, entries, addresses, warnings };
 }

@@ -26,3 +26,36 @@ export function uniq(values: Iterable<string>): string[] {
   }
   return [...seen];
 }
+
+/** Longest stretch of a file's content a message quotes. */
+const QUOTED_MAX = 40;
+
+/**
+ * Text taken from a file, made fit for a message: at most `max` characters, anything unprintable
+ * escaped (\u0016). A binary file's bytes must not reach the operator's terminal or a log line,
+ * nor a whole file one error.
+ */
+export function printable(value: string, max = QUOTED_MAX): string {
+  const cut = value.length > max ? `${value.slice(0, max)}…` : value;
+  return cut.replace(/[\p{C}\uFFFD]/gu, (c) => {
+    const code = c.codePointAt(0)!.toString(16);
+    return code.length > 4 ? `\\u{${code}}` : `\\u${code.padStart(4, '0')}`;
+  });
+}
+
+/** The same, in double quotes. */
+export const quoted = (value: string, max?: number) => `"${printable(value, max)}"`;
+
+/**
+ * A parser's message about a file (csv-parse, the XML validator), fit for an error: the values it
+ * quotes from the file ("…" or '…') cut short, nothing unprintable, the whole bounded. Such a
+ * message pasted a binary file's bytes into the error (csv-parse's "value is …").
+ */
+export function parserMessage(message: string): string {
+  const head = message.slice(0, 2000);
+  const cut = head.replace(
+    /(["'])((?:\\.|(?!\1)[^\\])*)\1/g,
+    (_, q: string, inner: string) => `${q}${printable(inner)}${q}`,
+  );
+  return printable(cut, 300);
+}

@@ -1,6 +1,6 @@
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { ListFormatError } from './model.ts';
-import { asText } from './text.ts';
+import { asText, parserMessage, printable } from './text.ts';
 
 /** A parsed XML element: attributes as `@_name`, text as `#text`, children by tag name. */
 export type XmlNode = { [key: string]: unknown };
@@ -21,17 +21,21 @@ export function parseXmlRoot(input: string | Uint8Array, rootName: string, what:
   const text = asText(input, what);
   const valid = XMLValidator.validate(text);
   if (valid !== true) {
-    throw new ListFormatError(`${what}: not well-formed XML (${valid.err.msg}, line ${valid.err.line})`);
+    throw new ListFormatError(
+      `${what}: not well-formed XML (${parserMessage(valid.err.msg)}, line ${valid.err.line})`,
+    );
   }
   let doc: XmlNode;
   try {
     doc = parser.parse(text) as XmlNode;
   } catch (err) {
-    throw new ListFormatError(`${what}: cannot parse XML: ${(err as Error).message}`);
+    throw new ListFormatError(`${what}: cannot parse XML: ${parserMessage((err as Error).message)}`);
   }
   const roots = Object.keys(doc).filter((k) => !k.startsWith('?') && !k.startsWith('#'));
   if (roots.length !== 1 || roots[0] !== rootName) {
-    throw new ListFormatError(`${what}: expected root element <${rootName}>, found <${roots.join('>, <')}>`);
+    // The names found are the file's: a few, each cut short.
+    const found = roots.slice(0, 3).map((r) => printable(r));
+    throw new ListFormatError(`${what}: expected root element <${rootName}>, found <${found.join('>, <')}>`);
   }
   const root = doc[rootName];
   // An empty root parses as '' — treat it as an element without children.

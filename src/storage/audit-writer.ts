@@ -1,5 +1,6 @@
 import type { EvaluationRecord } from './evaluations.repo.ts';
 import { createGroupCommit } from './group-commit.ts';
+import { isStoreUnavailable } from './store-errors.ts';
 
 interface Pending {
   record: EvaluationRecord;
@@ -36,8 +37,10 @@ export function createAuditWriter(deps: {
       for (const p of batch) p.resolve();
     } catch (err) {
       deps.onError?.(err, batch.length);
-      // One bad record must not fail its neighbours: retry them one by one.
-      if (batch.length === 1) batch[0]!.reject(err);
+      // One bad record must not fail its neighbours: retry them one by one. Not when the store was
+      // lost: a batch cut mid-flight may have committed, and written again it would be stored twice
+      // (every caller gets the batch's own error, which says its outcome is unknown).
+      if (batch.length === 1 || isStoreUnavailable(err)) for (const p of batch) p.reject(err);
       else
         for (const p of batch) {
           try {

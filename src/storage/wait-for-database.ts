@@ -1,21 +1,10 @@
 import pg from 'pg';
-
-/** Connection failures a database coming back will cure; anything else (a bad password, no such database) is not waited on. */
-function isUnreachable(err: unknown): boolean {
-  const e = err as { code?: unknown; message?: unknown };
-  const code = typeof e?.code === 'string' ? e.code : '';
-  if (
-    /^(08|57P)/.test(code) ||
-    ['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH'].includes(code)
-  )
-    return true;
-  const msg = typeof e?.message === 'string' ? e.message : '';
-  return /Connection terminated|timeout expired|connection (?:is )?closed/i.test(msg);
-}
+import { isDatabaseUnreachable } from './store-errors.ts';
 
 /**
  * Waits until PostgreSQL accepts a connection, so that an instance started during an outage
  * comes up when the database does (as a running one recovers by itself) instead of exiting.
+ * Anything but an unreachable database (a refused login, no such database) ends the wait at once.
  */
 export async function waitForDatabase(
   connectionString: string,
@@ -23,21 +12,26 @@ export async function waitForDatabase(
   opts: { retryMs?: number } = {},
 ): Promise<void> {
   const retryMs = opts.retryMs ?? 2000;
+  let warnedAt = Number.NEGATIVE_INFINITY;
   for (let attempt = 1; ; attempt++) {
     const client = new pg.Client({ connectionString, connectionTimeoutMillis: 5000 });
+    // A connection that ends after connect emits 'error': unhandled, it would end the process.
+    client.on('error', () => {});
     try {
       await client.connect();
       await client.query('SELECT 1');
       if (attempt > 1) log.info({ attempts: attempt }, 'database reachable: starting');
       return;
     } catch (e) {
-      if (!isUnreachable(e)) throw e;
+      if (!isDatabaseUnreachable(e)) throw e;
       // Said at the first failure, then about once a minute.
-      if (attempt === 1 || (attempt * retryMs) % 60_000 < retryMs)
+      if (Date.now() - warnedAt >= 60_000) {
+        warnedAt = Date.now();
         log.warn(
           { attempts: attempt, error: (e as Error).message },
           'database unreachable at start: waiting for it',
         );
+      }
     } finally {
       await client.end().catch(() => {});
     }

@@ -2,6 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, ERROR_CODES } from '../../errors.ts';
+import { isStoreUnavailable, neverReachedStore } from '../../storage/store-errors.ts';
 import { describeAjvErrors } from '../validation.ts';
 
 export type ErrorFormat = 'nested' | 'flat' | 'webhook';
@@ -11,37 +12,6 @@ declare module 'fastify' {
     /** How this route renders errors (CONTRACT §3); nested when not set. */
     errorFormat?: ErrorFormat;
   }
-}
-
-/**
- * A lost or refused database connection (server restarting, network): the request was not
- * answered and can be retried, so it is a 503, not a 500. SQLSTATE classes 08 (connection
- * exception) and 57P (operator intervention: shutdown, crash recovery), and socket errors; the
- * same for Redis where a request needs it (cache statistics).
- */
-function isStoreUnavailable(err: unknown): boolean {
-  const e = err as { code?: unknown; message?: unknown };
-  const code = typeof e?.code === 'string' ? e.code : '';
-  if (/^(08|57P)/.test(code) || ['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT'].includes(code))
-    return true;
-  const msg = typeof e?.message === 'string' ? e.message : '';
-  // pg, ioredis (a closed or silent connection, and redis.cache.ts failing fast while away).
-  return /Connection terminated|connection (?:is )?closed|Client has encountered a connection error|embedded database stopped|timeout exceeded when trying to connect|redis unavailable|Command timed out/i.test(
-    msg,
-  );
-}
-
-/**
- * A connection refused or never made: no statement of the request reached the store. Otherwise
- * (a connection cut while a statement was in flight) the store may have committed it without the
- * acknowledgement arriving, and the answer must not claim that nothing was recorded.
- */
-function neverReachedStore(err: unknown): boolean {
-  const e = err as { code?: unknown; message?: unknown };
-  const code = typeof e?.code === 'string' ? e.code : '';
-  if (['ECONNREFUSED', '57P03', '08001', '08004'].includes(code)) return true;
-  const msg = typeof e?.message === 'string' ? e.message : '';
-  return /timeout exceeded when trying to connect|redis unavailable/i.test(msg);
 }
 
 /** Seconds after which a request refused for a lost store may be retried (the pool reconnects by itself). */

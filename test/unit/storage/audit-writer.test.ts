@@ -9,17 +9,19 @@ function controllableStore() {
   const batches: string[][] = [];
   const gates: Array<() => void> = [];
   let failIds = new Set<string>();
+  let failure = () => new Error('boom');
   return {
     batches,
     release: () => gates.shift()?.(),
-    failOn: (ids: string[]) => {
+    failOn: (ids: string[], error?: () => Error) => {
       failIds = new Set(ids);
+      if (error) failure = error;
     },
     insertBatch: (records: EvaluationRecord[]) =>
       new Promise<void>((resolve, reject) => {
         batches.push(records.map((r) => r.evaluation_id));
         gates.push(() =>
-          records.some((r) => failIds.has(r.evaluation_id)) ? reject(new Error('boom')) : resolve(),
+          records.some((r) => failIds.has(r.evaluation_id)) ? reject(failure()) : resolve(),
         );
       }),
   };
@@ -115,6 +117,23 @@ describe('group-commit audit writer', () => {
     }
     assert.deepEqual(await Promise.all(outcomes), ['ok', 'failed', 'ok']);
     assert.deepEqual(store.batches, [['ok1', 'bad', 'ok2'], ['ok1'], ['bad'], ['ok2']]);
+  });
+
+  it('a batch cut off with the store is not written again: its outcome is unknown, every caller gets its error', async () => {
+    const store = controllableStore();
+    const w = createAuditWriter({ insertBatch: store.insertBatch, maxBatch: 10, maxInFlight: 1 });
+    const cut = new Error('Connection terminated unexpectedly');
+    store.failOn(['a'], () => cut);
+    const outcomes = ['a', 'b', 'c'].map((id) =>
+      w.write(rec(id)).then(
+        () => 'ok',
+        (e) => e,
+      ),
+    );
+    await until(() => store.batches.length === 1);
+    store.release();
+    assert.deepEqual(await Promise.all(outcomes), [cut, cut, cut]);
+    assert.deepEqual(store.batches, [['a', 'b', 'c']], 'no record sent again');
   });
 
   it('close waits for every accepted write and refuses new ones', async () => {

@@ -13,17 +13,26 @@ export const fixturePath = (rel: string) =>
 /** A client id unique to this run: Redis (cache, breakers) outlives a test run. */
 export const uniqueClient = (base: string) => `${base}-${randomBytes(4).toString('hex')}`;
 
-/** Imports a list through the operator command, reading files the way the CLI does. */
+/**
+ * Imports a list through the operator command, reading files the way the CLI does; `allowOlder`
+ * for a deliberate roll-back to an older publication.
+ */
 export async function importList(
   t: TestApp,
   source: 'ofac' | 'eu' | 'un',
   path: string,
   publishedAt?: string,
+  allowOlder?: boolean,
 ) {
   const { files } = readListFiles(source, path);
   return (await t.deps.commands(
     'lists.import',
-    { source, files, ...(publishedAt ? { published_at: publishedAt } : {}) },
+    {
+      source,
+      files,
+      ...(publishedAt ? { published_at: publishedAt } : {}),
+      ...(allowOlder ? { allow_older: true } : {}),
+    },
     'test',
   )) as {
     source: string;
@@ -32,7 +41,10 @@ export async function importList(
     entries: number;
     addresses: number;
     screenable_addresses: number;
+    warnings: string[];
     warning_count: number;
+    allow_older: boolean;
+    rolled_back_from: string | null;
   };
 }
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { cpSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -66,7 +66,12 @@ describe('mica lists import (the CLI, spawned)', () => {
   });
 
   it('imports an OFAC CSV directory on the store directly', async () => {
-    const r = await mica('lists', 'import', 'ofac', fixturePath('ofac_sdn/bench_2021'));
+    // A copy dated as its publication: the fixture's own file date is when it was checked out.
+    const dir = join(dataDir, 'bench_2021');
+    cpSync(fixturePath('ofac_sdn/bench_2021'), dir, { recursive: true });
+    const published = new Date('2021-07-07T12:00:00Z');
+    for (const f of readdirSync(dir)) utimesSync(join(dir, f), published, published);
+    const r = await mica('lists', 'import', 'ofac', dir);
     assert.equal(r.code, 0, r.err);
     const out = r.json();
     assert.equal(out.source, 'ofac');
@@ -75,7 +80,7 @@ describe('mica lists import (the CLI, spawned)', () => {
     assert.equal(out.addresses, 97);
     assert.deepEqual(out.files, ['sdn.csv', 'add.csv', 'alt.csv', 'sdn_comments.csv']);
     // The CSV set carries no date: the file's date stands in unless one is given.
-    assert.match(out.published_at, /^\d{4}-\d{2}-\d{2}$/);
+    assert.equal(out.published_at, '2021-07-07');
   });
 
   it('takes sdn.csv itself (its companions are read beside it) and an explicit publication date', async () => {
@@ -120,6 +125,27 @@ describe('mica lists import (the CLI, spawned)', () => {
       assert.equal(r.code, 1, `${args.join(' ')}: ${r.out}`);
       assert.match(JSON.parse(r.err).error, pattern);
     }
+    // Errors name the file given: an empty one says so, a lone non-XML file is read as sdn.csv.
+    const other = join(dataDir, 'other');
+    mkdirSync(other);
+    const files: Record<string, string | Buffer> = {
+      'empty.xml': '',
+      'notes.txt': 'hello\n',
+      // Random bytes as a download gone wrong gives them, with NULs; then invalid UTF-8 without any.
+      'garbage.bin': Buffer.from([0x16, 0x7c, 0x41, 0x57, 0x67, 0xff, 0x00, 0xfe, 0x22, 0x80]),
+      'latin1.csv': Buffer.from([0x31, 0x2c, 0x22, 0x42, 0x4f, 0x5a, 0x49, 0x5a, 0xc9, 0x22]),
+    };
+    for (const [name, content] of Object.entries(files)) writeFileSync(join(other, name), content);
+    for (const [name, message] of [
+      ['empty.xml', 'ofac: empty.xml is empty; the held list was left unchanged'],
+      ['notes.txt', 'notes.txt row 1: expected 12 columns, found 1 (read as the OFAC sdn.csv format)'],
+      ['garbage.bin', 'ofac: garbage.bin is not a text file (NUL bytes or invalid UTF-8)'],
+      ['latin1.csv', 'ofac: latin1.csv is not a text file (NUL bytes or invalid UTF-8)'],
+    ] as const) {
+      const r = await mica('lists', 'import', 'ofac', join(other, name));
+      assert.equal(r.code, 1, `${name}: ${r.out}`);
+      assert.equal(JSON.parse(r.err).error, message);
+    }
     // The held list is unchanged.
     const status = await mica('lists', 'status');
     assert.equal(status.code, 0, status.err);
@@ -147,16 +173,34 @@ describe('mica lists import (the CLI, spawned)', () => {
       'low',
     );
 
-    const r = await mica(
+    // A binary file gets the same answer as with the server stopped (the CLI checks the bytes),
+    // not the operator API's refusal of a NUL in its body.
+    const garbage = await mica('lists', 'import', 'ofac', join(dataDir, 'other', 'garbage.bin'));
+    assert.equal(garbage.code, 1, garbage.out);
+    assert.equal(
+      JSON.parse(garbage.err).error,
+      'ofac: garbage.bin is not a text file (NUL bytes or invalid UTF-8)',
+    );
+    // The 2021 set is older than the held one (2025-05-16): refused, unless the roll-back is meant.
+    const args = [
       'lists',
       'import',
       'ofac',
       fixturePath('ofac_sdn/bench_2021'),
       '--published-at',
       '2021-07-07',
+    ];
+    const older = await mica(...args);
+    assert.equal(older.code, 1, older.out);
+    assert.equal(
+      JSON.parse(older.err).error,
+      'ofac: this list was published 2021-07-07, before the held one (published 2025-05-16); importing it would drop what was listed since. To roll back deliberately, repeat with --allow-older (allow_older: true)',
     );
+    const r = await mica(...args, '--allow-older');
     assert.equal(r.code, 0, r.err);
     assert.equal(r.json().version, 3);
+    assert.equal(r.json().allow_older, true);
+    assert.equal(r.json().rolled_back_from, '2025-05-16');
     // Embedded, the CLI went through the server's operator API: the server reloaded before
     // answering it. With DATABASE_URL the CLI wrote to the database and the server notices the
     // new version on its next check (SANCTIONS_REFRESH_MS).
@@ -217,13 +261,15 @@ describe('mica lists import (the CLI, spawned)', () => {
     const missing = await micaWith({ INIT_CWD: home }, 'lists', 'import', 'ofac', 'elsewhere');
     assert.equal(missing.code, 1, missing.out);
     assert.match(JSON.parse(missing.err).error, new RegExp(`cannot read ${join(home, 'elsewhere')}: ENOENT`));
-    // Started directly (no npm): relative to the working directory.
+    // Started directly (no npm): relative to the working directory. The copy above is dated now,
+    // the fixture when it was checked out: possibly earlier, which only the override lets in.
     const direct = await micaWith(
       { INIT_CWD: undefined },
       'lists',
       'import',
       'ofac',
       relative(process.cwd(), fixturePath('ofac_sdn/tiny_2025')),
+      '--allow-older',
     );
     assert.equal(direct.code, 0, direct.err);
     assert.equal(direct.json().version, 6);

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { toChecksumAddress } from '../../src/domain/screening/index.ts';
 import { createSanctionsListsService } from '../../src/services/sanctions-lists.service.ts';
@@ -83,7 +84,15 @@ describe('wallet screening against the held sanctions lists (real OFAC and UN da
     assert.equal(r.published_at, '2021-07-07');
     assert.equal(r.entries, 8976);
     assert.equal(r.addresses, 97);
+    // LIFSHITS's second ETH address has 39 hex digits: listed, never screened, and said so.
     assert.equal(r.screenable_addresses, 75);
+    assert.equal(r.warning_count, 1);
+    assert.match(
+      r.warnings[0]!,
+      /^ofac: entry 29702 \(LIFSHITS, Artem Mikhaylovich\) lists ETH address "0xa7e5d5a720f06526557c513402f2e6b5fa20b00", not a valid EVM address \(EVM address must be 0x followed by 40 hex digits\)/,
+    );
+    assert.equal(r.allow_older, false);
+    assert.equal(r.rolled_back_from, null);
     const audit = await t.deps.operatorAudit.list({ subject: 'ofac' });
     const row = audit.at(-1)!;
     assert.equal(row.action, 'sanctions_list.imported');
@@ -210,6 +219,36 @@ describe('wallet screening against the held sanctions lists (real OFAC and UN da
     assert.equal((await screen(kept, 'binance-smart-chain')).risk_profile.sanctioned_exposure, 1);
   });
 
+  it('refuses a list published before the held one, unless the roll-back is asked for', async () => {
+    // Held: the 2025-06-20 set imported above. The 2021 set would drop every address listed since.
+    const since = snapshot('chainsentry-ai_fork_lists_2025-06-20').get('XBT')!.at(-1)!;
+    assert.equal((await screen(since, 'bitcoin')).risk_profile.sanctioned_exposure, 1);
+    await assert.rejects(
+      importList(t, 'ofac', fixturePath('ofac_sdn/bench_2021'), '2021-07-07'),
+      (e: Error & { code?: string; status?: number }) =>
+        e.code === 'INVALID_TRANSITION' &&
+        e.status === 409 &&
+        e.message ===
+          'ofac: this list was published 2021-07-07, before the held one (published 2025-06-20); importing it would drop what was listed since. To roll back deliberately, repeat with --allow-older (allow_older: true)',
+    );
+    assert.equal((await screen(since, 'bitcoin')).risk_profile.sanctioned_exposure, 1, 'held list kept');
+
+    const back = await importList(t, 'ofac', fixturePath('ofac_sdn/bench_2021'), '2021-07-07', true);
+    assert.equal(back.published_at, '2021-07-07');
+    assert.equal(back.allow_older, true);
+    assert.equal(back.rolled_back_from, '2025-06-20');
+    const row = (await t.deps.operatorAudit.list({ subject: 'ofac' })).at(-1)!;
+    assert.equal(row.detail.version, back.version);
+    assert.equal(row.detail.allow_older, true);
+    assert.equal(row.detail.rolled_back_from, '2025-06-20');
+    assert.equal((await screen(since, 'bitcoin')).risk_profile.sanctioned_exposure, 0, 'rolled back');
+
+    // The same publication again is no roll-back, and needs no override.
+    const again = await importList(t, 'ofac', fixturePath('ofac_sdn/bench_2021'), '2021-07-07');
+    assert.equal(again.version, back.version + 1);
+    assert.equal(again.rolled_back_from, null);
+  });
+
   it('another instance answers from an import within its refresh interval, without a query per request', async () => {
     const repo = createSanctionsListsRepo(t.deps.db);
     let clock = 1_000_000;
@@ -255,6 +294,8 @@ describe('wallet screening against the held sanctions lists (real OFAC and UN da
     assert.equal(un.published_at, '2026-02-27T00:00:09.554Z');
     const eu = await importList(t, 'eu', fixturePath('eu_xml/eu_sample.xml'));
     assert.equal(eu.source, 'eu');
+    // The file's generationDate="2025-06-20T18:30:04.123+02:00", held as its UTC instant.
+    assert.equal(eu.published_at, '2025-06-20T16:30:04.123Z');
     const s = await screen('7vVcBLQwT1rmjiTXhhvmHKfiaCda2giGMeKchc2jwmBN', 'solana');
     assert.equal(s.risk_profile.risk_category, 'critical');
     assert.equal(s.risk_profile.sanctions_matches[0]?.list, 'eu');
@@ -265,6 +306,59 @@ describe('wallet screening against the held sanctions lists (real OFAC and UN da
       status.lists.map((l) => l.source),
       ['eu', 'ofac', 'un'],
     );
+  });
+
+  it('refuses a list without a publication date, unless the operator gives one', async () => {
+    const refused = (source: 'ofac' | 'un', name: string, content: string, message: string) =>
+      assert.rejects(
+        t.deps.commands('lists.import', { source, files: [{ name, content }] }, 'test'),
+        (e: Error & { code?: string }) => e.code === 'INVALID_REQUEST' && e.message === message,
+      );
+    const un = readFileSync(fixturePath('un_sanctions/UN_consolidated.xml'), 'utf8').replace(
+      / dateGenerated="[^"]*"/,
+      '',
+    );
+    await refused(
+      'un',
+      'un.xml',
+      un,
+      'un: un.xml carries no publication date (no dateGenerated attribute); give it with --published-at YYYY-MM-DD',
+    );
+    const sdnXml = readFileSync(fixturePath('ofac_xml/sdn_sample.xml'), 'utf8').replace(
+      /<Publish_Date>[^<]*<\/Publish_Date>/,
+      '',
+    );
+    await refused(
+      'ofac',
+      'sdn.xml',
+      sdnXml,
+      'ofac: sdn.xml carries no publication date (no Publish_Date); give it with --published-at YYYY-MM-DD',
+    );
+    const csv = readFileSync(fixturePath('ofac_sdn/tiny_2025/sdn.csv'), 'utf8');
+    await refused(
+      'ofac',
+      'sdn.csv',
+      csv,
+      'ofac: sdn.csv carries no publication date (the OFAC CSV set carries none); give it with --published-at YYYY-MM-DD',
+    );
+    const status = (await t.deps.commands('lists.status', {}, 'test')) as {
+      lists: Array<{ source: string; published_at: string | null }>;
+    };
+    assert.deepEqual(
+      status.lists.map((l) => [l.source, l.published_at]),
+      [
+        ['eu', '2025-06-20T16:30:04.123Z'],
+        ['ofac', '2025-05-16'],
+        ['un', '2026-02-27T00:00:09.554Z'],
+      ],
+    );
+    // Given, the operator's date is held; a date-time as its UTC instant.
+    const dated = (await t.deps.commands(
+      'lists.import',
+      { source: 'un', files: [{ name: 'un.xml', content: un }], published_at: '2026-02-28T01:00:00+01:00' },
+      'test',
+    )) as { published_at: string };
+    assert.equal(dated.published_at, '2026-02-28T00:00:00.000Z');
   });
 
   it('refuses a file of an unknown structure with a clear error and keeps the held list', async () => {
@@ -279,6 +373,39 @@ describe('wallet screening against the held sanctions lists (real OFAC and UN da
     await bad('eu', 'eu.csv', 'a;b;c\n1;2;3\n', /not XML/);
     await bad('ofac', 'sdn.csv', 'ent_num,name\r\n1,x\r\n', /sdn\.csv row 1/);
     await bad('un', 'un.xml', '<CONSOLIDATED_LIST><broken></CONSOLIDATED_LIST>', /not well-formed/);
+    // Errors name the file given, and how a lone file was read; an empty file says it is empty.
+    await bad('ofac', 'empty.xml', '', /^ofac: empty\.xml is empty; the held list was left unchanged$/);
+    await bad('eu', 'eu.xml', ' \r\n', /^eu: eu\.xml is empty/);
+    await bad(
+      'ofac',
+      'notes.txt',
+      'hello\n',
+      /^notes\.txt row 1: expected 12 columns, found 1 \(read as the OFAC sdn\.csv format\)$/,
+    );
+    // A binary file (for callers that skip the CLI, which checks the bytes) is no text, by name.
+    await bad(
+      'ofac',
+      'blob.bin',
+      '\u0016|AWg\u0000\u0001',
+      /^ofac: blob\.bin is not a text file \(NUL bytes or invalid UTF-8\)$/,
+    );
+    await bad('un', 'un.xml', '<a>\uD800</a>', /^un: un\.xml is not a text file/);
+    // A parser's message quotes the file: cut short, nothing unprintable pasted raw.
+    await assert.rejects(
+      t.deps.commands(
+        'lists.import',
+        { source: 'ofac', files: [{ name: 'noise.dat', content: `\u0016|AWg${'y'.repeat(5000)}"` }] },
+        'test',
+      ),
+      (e: Error) => {
+        assert.match(
+          e.message,
+          /^noise\.dat is not valid CSV: Invalid Opening Quote: .* value is "\\u0016\|AWgy+…" \(read as the OFAC sdn\.csv format\)$/,
+        );
+        assert.ok(e.message.length < 200, e.message);
+        return true;
+      },
+    );
     // The OFAC XML imported above still serves.
     const s = await screen('1B64QRxfaa35MVkf7sDjuGUYAP5izQt7Qi', 'bitcoin');
     assert.equal(s.risk_profile.risk_category, 'critical');

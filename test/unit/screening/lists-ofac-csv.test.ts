@@ -125,6 +125,23 @@ describe('OFAC legacy CSV: bench_2021 (complete 2021 snapshot)', () => {
     const bad = bench.addresses.find((a) => a.address === '0xa7e5d5a720f06526557c513402f2e6b5fa20b00')!;
     assert.equal(bad.entry_id, '29702');
     assert.equal(bad.scope, 'unscreenable');
+    // It claims EVM (0x) but can never be asked for: the import warns of it, and of no other.
+    assert.equal(bad.problem, 'not a valid EVM address (EVM address must be 0x followed by 40 hex digits)');
+    assert.deepEqual(
+      bench.addresses.filter((a) => a.problem !== undefined).map((a) => a.address),
+      [bad.address],
+    );
+  });
+
+  test('names the files in its messages as the caller gave them', () => {
+    assert.throws(
+      () => parseOfacCsv({ sdn: '\x1a' }, { names: { sdn: 'SDN.CSV' } }),
+      (e: Error) => e instanceof ListFormatError && e.message === 'SDN.CSV holds no rows',
+    );
+    assert.throws(
+      () => parseOfacCsv({ sdn: 'a,b\n' }, { names: { sdn: 'notes.txt' } }),
+      (e: Error) => e.message === 'notes.txt row 1: expected 12 columns, found 2',
+    );
   });
 
   test('keeps EIP-55 mixed-case addresses as published, with a lower-case match key', () => {

@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { ListFormatError } from '../../../src/domain/screening/index.ts';
+import { AppError } from '../../../src/errors.ts';
 import { type ListImportRequest, prepareList } from '../../../src/services/list-prep.ts';
 import { prepareListOffThread } from '../../../src/services/list-prep-thread.ts';
+import { admitPublication } from '../../../src/services/sanctions-lists.service.ts';
 import { fixtureText } from '../screening/fixtures.ts';
 
 const ofac: ListImportRequest = {
@@ -77,5 +79,95 @@ describe('list preparation on a worker thread', () => {
       assert.equal(err.message, here.message);
       return true;
     });
+  });
+});
+
+describe('what an import holds and refuses', () => {
+  const eu: ListImportRequest = {
+    source: 'eu',
+    files: [{ name: 'eu.xml', content: fixtureText('eu_xml/eu_sample.xml') }],
+  };
+  const refused = (req: ListImportRequest, message: string) =>
+    assert.throws(
+      () => prepareList(req),
+      (err: Error) => err instanceof ListFormatError && err.message === message,
+    );
+
+  test('the publication date: a date as given, a date-time as its UTC instant', () => {
+    assert.equal(prepareList(ofac).published_at, '2021-07-07');
+    assert.equal(prepareList(un).published_at, '2026-02-27T00:00:09.554Z');
+    // generationDate="2025-06-20T18:30:04.123+02:00"
+    assert.equal(prepareList(eu).published_at, '2025-06-20T16:30:04.123Z');
+    assert.equal(
+      prepareList({ ...ofac, published_at: '2021-07-07T10:00:00+02:00' }).published_at,
+      '2021-07-07T08:00:00.000Z',
+    );
+  });
+
+  test('a list without a publication date takes the one given, else is refused', () => {
+    const undated = un.files[0]!.content.replace(/ dateGenerated="[^"]*"/, '');
+    const req: ListImportRequest = { source: 'un', files: [{ name: 'un.xml', content: undated }] };
+    refused(
+      req,
+      'un: un.xml carries no publication date (no dateGenerated attribute); give it with --published-at YYYY-MM-DD',
+    );
+    assert.equal(prepareList({ ...req, published_at: '2026-03-01' }).published_at, '2026-03-01');
+    refused(
+      { ...ofac, published_at: null },
+      'ofac: sdn.csv carries no publication date (the OFAC CSV set carries none); give it with --published-at YYYY-MM-DD',
+    );
+  });
+
+  test('errors name the file given; an empty file says it is empty; binary content is no text', () => {
+    refused(
+      { source: 'ofac', files: [{ name: '/tmp/x/empty.xml', content: '' }] },
+      'ofac: empty.xml is empty; the held list was left unchanged',
+    );
+    refused(
+      { source: 'ofac', files: [{ name: 'notes.txt', content: '\x1a' }] },
+      'notes.txt holds no rows (read as the OFAC sdn.csv format)',
+    );
+    refused(
+      { source: 'ofac', files: [{ name: 'blob', content: '\u0016|AWg\u0000' }] },
+      'ofac: blob is not a text file (NUL bytes or invalid UTF-8)',
+    );
+    // A companion is checked too, before any loader quotes it.
+    refused(
+      { ...ofac, files: [...ofac.files.slice(0, 3), { name: 'sdn_comments.csv', content: 'a\uDC00' }] },
+      'ofac: sdn_comments.csv is not a text file (NUL bytes or invalid UTF-8)',
+    );
+  });
+
+  test('warns of a listed address that can never match, naming the entry and the address', () => {
+    const p = prepareList(ofac);
+    assert.equal(p.warning_count, 1);
+    assert.deepEqual(p.warnings, [
+      'ofac: entry 29702 (LIFSHITS, Artem Mikhaylovich) lists ETH address "0xa7e5d5a720f06526557c513402f2e6b5fa20b00", not a valid EVM address (EVM address must be 0x followed by 40 hex digits): it can never match and is not screened',
+    ]);
+    // Not counted as screenable: of 97 addresses, 65 Bitcoin and 10 EVM ones are.
+    assert.deepEqual([p.counts.address_count, p.counts.screenable_address_count], [97, 75]);
+  });
+});
+
+describe('an import over a newer held list', () => {
+  test('is refused with both dates and the override, unless allowed; the same day is no older', () => {
+    assert.throws(
+      () => admitPublication('ofac', '2021-07-07', '2025-06-20', false),
+      (err: Error) =>
+        err instanceof AppError &&
+        err.status === 409 &&
+        err.message.includes('published 2021-07-07, before the held one (published 2025-06-20)') &&
+        err.message.includes('--allow-older (allow_older: true)'),
+    );
+    assert.equal(admitPublication('ofac', '2021-07-07', '2025-06-20', true), '2025-06-20');
+    assert.equal(admitPublication('ofac', '2025-06-20', '2025-06-20', false), null);
+    assert.equal(admitPublication('ofac', '2025-06-21', '2025-06-20', false), null);
+    assert.equal(admitPublication('ofac', '2021-07-07', undefined, false), null);
+    assert.equal(admitPublication('ofac', '2021-07-07', null, false), null);
+    // A held date-time with its offset (held before dates were normalised) is named in UTC.
+    assert.throws(
+      () => admitPublication('eu', '2025-10-01T07:00:00.000Z', '2025-10-01T10:00:00.000+02:00', false),
+      (err: Error) => err.message.includes('(published 2025-10-01T08:00:00.000Z)'),
+    );
   });
 });

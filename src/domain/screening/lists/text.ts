@@ -52,10 +52,11 @@ export const quoted = (value: string, max?: number) => `"${printable(value, max)
  * message pasted a binary file's bytes into the error (csv-parse's "value is …").
  */
 export function parserMessage(message: string): string {
+  // A quoted value cut off by the slice runs to its end, and is cut short like the others.
   const head = message.slice(0, 2000);
   const cut = head.replace(
-    /(["'])((?:\\.|(?!\1)[^\\])*)\1/g,
-    (_, q: string, inner: string) => `${q}${printable(inner)}${q}`,
+    /(["'])((?:\\.|(?!\1)[^\\])*)(\1|$)/g,
+    (_, q: string, inner: string, end: string) => `${q}${printable(inner)}${end || q}`,
   );
   return printable(cut, 300);
 }

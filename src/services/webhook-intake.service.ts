@@ -8,6 +8,7 @@ import { AppError, validationError } from '../errors.ts';
 import type { NewCase } from '../storage/follow-ups.repo.ts';
 import { createGroupCommit } from '../storage/group-commit.ts';
 import { isStorable, truncate } from '../storage/storable.ts';
+import { isStoreUnavailable } from '../storage/store-errors.ts';
 import {
   type CreationRows,
   type IntakeStatements,
@@ -336,10 +337,17 @@ export function createWebhookIntakeService(deps: {
             case_number: o.opened?.case_number ?? null,
           });
       });
-    } catch {
-      // Rolled back (a concurrent instance stored one of these objects, or the store failed):
-      // each delivery gets its own transaction and its own answer.
-      alone = [...batch, ...rest];
+    } catch (err) {
+      // Cut off with the store: the batch may have committed, so its deliveries get its error
+      // (whose 503 says the outcome is unknown; a vendor's retry then meets the dedup).
+      if (isStoreUnavailable(err)) {
+        for (const q of batch) q.reject(err);
+        alone = rest;
+      } else {
+        // Rolled back (a concurrent instance stored one of these objects): each delivery gets its
+        // own transaction and its own answer.
+        alone = [...batch, ...rest];
+      }
     }
     for (const q of alone) {
       try {

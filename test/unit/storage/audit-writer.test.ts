@@ -20,9 +20,7 @@ function controllableStore() {
     insertBatch: (records: EvaluationRecord[]) =>
       new Promise<void>((resolve, reject) => {
         batches.push(records.map((r) => r.evaluation_id));
-        gates.push(() =>
-          records.some((r) => failIds.has(r.evaluation_id)) ? reject(failure()) : resolve(),
-        );
+        gates.push(() => (records.some((r) => failIds.has(r.evaluation_id)) ? reject(failure()) : resolve()));
       }),
   };
 }

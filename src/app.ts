@@ -42,11 +42,29 @@ function shuttingDown(): AppError {
   );
 }
 
+/** TRUST_PROXY as Fastify takes it (see config.ts). */
+export function trustProxyOption(
+  v: string | undefined,
+): boolean | string[] | ((address: string, hop: number) => boolean) {
+  if (v === undefined || v === 'false') return false;
+  if (v === 'true') return true;
+  if (/^\d+$/.test(v)) {
+    // The nearest `hops` proxies (hop 0 is the connection's peer).
+    const hops = Number(v);
+    return (_address, hop) => hop < hops;
+  }
+  return v
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
 /** Builds the HTTP app from its dependencies; no I/O happens here. */
 export async function buildApp(deps: Deps, opts: { logger?: Logger | false } = {}): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: (opts.logger || undefined) as FastifyBaseLogger | undefined,
     bodyLimit: deps.config.BODY_LIMIT_BYTES,
+    trustProxy: trustProxyOption(deps.config.TRUST_PROXY),
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && /^[\w.-]{1,64}$/.test(given) ? given : crypto.randomUUID();

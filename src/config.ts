@@ -62,7 +62,13 @@ const EnvSchema = Type.Object({
   /** Webhook limits of the spec: all kinds together, and each vendor kind (CONTRACT: 1,000 and 500 per minute). */
   WEBHOOK_RATE_LIMIT_PER_MINUTE: Type.Integer({ minimum: 1, default: 1000 }),
   WEBHOOK_RATE_LIMIT_PER_KIND_PER_MINUTE: Type.Integer({ minimum: 1, default: 500 }),
+  /** Deliveries of a kind failing their signature, per source (IPv6: per /64) and minute, before it is refused unheard. */
   WEBHOOK_UNVERIFIED_PER_MINUTE: Type.Integer({ minimum: 1, default: 60 }),
+  /**
+   * Which proxies in front of the service to believe about the client's address (X-Forwarded-For):
+   * unset or 'false' none, 'true' all, a number of hops, or addresses and CIDR ranges, comma-separated.
+   */
+  TRUST_PROXY: Type.Optional(Type.String({ minLength: 1 })),
   /** When the server runs the STR sweep (cron pattern; 'off' to leave it to `mica jobs run str-sweep`). */
   STR_SWEEP_CRON: Type.String({ minLength: 1, default: '*/15 * * * *' }),
   /** Daily audit care: partitions ahead, retention, chain checkpoints ('off' disables it). */

@@ -124,20 +124,18 @@ export function createRateLimitService(deps: {
 
   return {
     /**
-     * The refusal a minute limit gives `key` now, without counting a request; undefined while it
-     * has room (or the store cannot tell).
+     * Gives back one request counted in `key`'s minute window (one that turned out not to count,
+     * such as a webhook delivery whose signature verified). A failing store gives it back in process.
      */
-    async refusalWithoutCounting(key: string, perMinute: number): Promise<LimitDecision | undefined> {
-      const minute = await peek(60, key);
-      if (!minute || minute.consumed < perMinute || minute.msBeforeNext <= 0) return undefined;
-      return {
-        allowed: false,
-        limit: perMinute,
-        remaining: 0,
-        resetAt: Date.now() + minute.msBeforeNext,
-        retryAfter: Math.max(1, Math.ceil(minute.msBeforeNext / 1000)),
-        scope: 'minute',
-      };
+    async release(key: string): Promise<void> {
+      const c = counter(60);
+      try {
+        await c.primary.reward(key, 1);
+      } catch (e) {
+        if (c.primary === c.fallback) throw e;
+        deps.onFallback?.(e);
+        await c.fallback.reward(key, 1);
+      }
     },
 
     /** Counts one request against every window of `limits` for `key`. */

@@ -4,6 +4,7 @@ import { alertDueAt, type CaseCalendar, caseDueAt, clientCalendar } from '../dom
 import { KIND_SPECS, TIMESTAMP_HEADER, type WebhookKind } from '../domain/webhooks/kinds.ts';
 import { type NormalisedWebhook, normaliseWebhook, opensCase } from '../domain/webhooks/payload.ts';
 import { type VerifyFailure, verifySignature } from '../domain/webhooks/signature.ts';
+import { sourceKey } from '../domain/webhooks/source-address.ts';
 import { AppError, validationError } from '../errors.ts';
 import type { NewCase } from '../storage/follow-ups.repo.ts';
 import { createGroupCommit } from '../storage/group-commit.ts';
@@ -71,6 +72,10 @@ function keptHeaders(kind: WebhookKind, headers: IncomingHttpHeaders): Record<st
  * Webhook intake (CONTRACT §6): signature over the raw bytes, limits, then the payload; an
  * accepted delivery commits its dedup row, its alert, its case and the KYC decision together.
  */
+/** The counter of a source's unverified deliveries of a kind (IPv6 sources by their /64). */
+const unverifiedKey = (source: string, kind: WebhookKind) =>
+  `webhooks:unverified:${kind}:${sourceKey(source)}`;
+
 export function createWebhookIntakeService(deps: {
   registrations: Pick<WebhookRegistrationsService, 'candidates'>;
   repo: WebhookIntakeRepo;
@@ -367,22 +372,20 @@ export function createWebhookIntakeService(deps: {
 
   return {
     /**
-     * The 429 for a source address whose deliveries failed their signature too often this minute:
-     * refused before any signature is computed, so forged traffic costs neither HMAC work (one per
-     * registered secret of the kind) nor the vendors' quotas.
+     * Counts a delivery against its source's limit of unverified deliveries of this kind, before its
+     * body is read; given back once its signature verifies (verified). So the count is of failed
+     * signatures (and of deliveries in flight), and past the limit a source is refused before any
+     * signature is computed: forged traffic costs neither HMAC work (one per registered secret of
+     * the kind) nor the vendors' quotas. Counted per kind, so a kind a vendor has not registered
+     * yet does not shut out its others.
      */
-    unverifiedRefusal(source: string): Promise<LimitDecision | undefined> {
-      return deps.limiter.refusalWithoutCounting(
-        `webhooks:unverified:${source}`,
-        deps.limits.unverifiedPerMinute,
-      );
+    admitUnverified(source: string, kind: WebhookKind): Promise<LimitDecision> {
+      return deps.limiter.check(unverifiedKey(source, kind), { per_minute: deps.limits.unverifiedPerMinute });
     },
 
-    /** Counts a delivery whose signature failed against its source address. */
-    countUnverified(source: string): Promise<LimitDecision> {
-      return deps.limiter.check(`webhooks:unverified:${source}`, {
-        per_minute: deps.limits.unverifiedPerMinute,
-      });
+    /** Gives back what admitUnverified counted, for a delivery whose signature verified. */
+    verified(source: string, kind: WebhookKind): Promise<void> {
+      return deps.limiter.release(unverifiedKey(source, kind));
     },
 
     /**

@@ -225,6 +225,16 @@ describe('authentication and tenancy', () => {
       assertNested(await command(remote), 403, 'FORBIDDEN');
     for (const local of ['127.0.0.1', '127.9.8.7', '::1', '::ffff:127.0.0.1'])
       assert.equal((await command(local)).statusCode, 200, local);
+    // Relayed by a proxy (which may run on this machine): not local, whatever the peer.
+    for (const header of ['x-forwarded-for', 'forwarded', 'x-real-ip']) {
+      const relayed = await t.app.inject({
+        method: 'POST',
+        url: '/api/admin/commands/clients.create',
+        headers: { authorization: `Bearer ${t.deps.operatorToken()}`, [header]: '192.0.2.7' },
+        payload: { args: { client_id: `relayed-${header}` } },
+      });
+      assertNested(relayed, 403, 'FORBIDDEN');
+    }
     assert.equal(isLoopback(undefined), false);
     assert.equal(isLoopback('127.0.0.1.evil'), false);
   });

@@ -339,31 +339,40 @@ describe('webhook rate limits', () => {
     assert.deepEqual(others, [200, 200, 429]);
   });
 
-  it('forged deliveries count against their source address only, and past its limit are refused unheard', async () => {
+  it('forged deliveries count against their source only, and past its limit are refused unheard', async () => {
+    const from = (remoteAddress: string, kind: 'kyc' | 'screening', secret = 'unregistered') =>
+      t.app.inject({ ...signed(kind, secret, vendorBody(kind)), remoteAddress });
     const forger = '192.0.2.66';
-    const forge = () =>
-      t.app.inject({ ...signed('kyc', 'unregistered', vendorBody('kyc')), remoteAddress: forger });
-    const first = await forge();
+    const first = await from(forger, 'kyc');
     assert.equal(first.statusCode, 401);
     assert.equal(first.headers['x-ratelimit-limit'], '2');
     assert.equal(first.headers['x-ratelimit-remaining'], '1');
-    assert.equal((await forge()).statusCode, 401);
-    const refused = await forge();
+    assert.equal((await from(forger, 'kyc')).statusCode, 401);
+    const refused = await from(forger, 'kyc');
     assert.equal(refused.statusCode, 429);
     assert.equal(refused.json().error.code, 'RATE_LIMITED');
     assert.ok(Number(refused.headers['retry-after']) >= 1);
-    // Refused before its signature is checked: a correct one from that address waits too.
-    const fromForger = await t.app.inject({
-      ...signed('txmon-a', SECRET, vendorBody('txmon-a')),
-      remoteAddress: forger,
-    });
-    assert.equal(fromForger.statusCode, 429);
-    assert.equal(fromForger.headers['x-ratelimit-limit'], '2', 'the source address’s limit, not a vendor’s');
-    // Other addresses are not affected.
-    const elsewhere = await t.app.inject({
-      ...signed('kyc', 'unregistered', vendorBody('kyc')),
-      remoteAddress: '192.0.2.67',
-    });
-    assert.equal(elsewhere.statusCode, 401);
+    // Refused before its signature is checked: a correct one of that kind from there waits too,
+    // with the source's limit in its headers, not a vendor's.
+    const signedByForger = await from(forger, 'kyc', 'kyc-secret');
+    assert.equal(signedByForger.statusCode, 429);
+    assert.equal(signedByForger.headers['x-ratelimit-limit'], '2');
+    // Counted per kind, and per source: another kind from there, or another address, is heard.
+    assert.equal((await from(forger, 'screening')).statusCode, 401);
+    assert.equal((await from('192.0.2.67', 'kyc')).statusCode, 401);
+    // An IPv6 sender is one source across its /64.
+    const v6 = ['2001:db8:1:2::1', '2001:db8:1:2::2', '2001:db8:1:2::3'];
+    assert.deepEqual(
+      await Promise.all(v6.map(async (ip) => (await from(ip, 'kyc')).statusCode)).then((s) => s.sort()),
+      [401, 401, 429],
+    );
+    // Counted when they arrive, not once their signatures are done: a crowd at once is no way round.
+    const crowd = await Promise.all(Array.from({ length: 10 }, () => from('192.0.2.80', 'kyc')));
+    assert.equal(crowd.filter((r) => r.statusCode === 401).length, 2);
+    assert.equal(crowd.filter((r) => r.statusCode === 429).length, 8);
+    // Verified deliveries are given back: a vendor's own traffic never uses up its source's limit.
+    for (let i = 0; i < 4; i++)
+      assert.notEqual((await from('192.0.2.90', 'kyc', 'kyc-secret')).statusCode, 401);
+    assert.equal((await from('192.0.2.90', 'kyc')).statusCode, 401, 'still heard');
   });
 });

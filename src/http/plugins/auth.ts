@@ -49,8 +49,8 @@ export function registerAuth(
     if (mode === 'operator') {
       // The operator API serves the CLI on this machine (the embedded store's single process); the
       // token alone must not open full control of every tenant to the network.
-      if (!isLoopback(req.socket.remoteAddress))
-        throw new AppError('FORBIDDEN', 'The operator API answers only on the loopback interface');
+      if (!isLocalConnection(req))
+        throw new AppError('FORBIDDEN', 'The operator API answers only connections from this machine');
       const expected = deps.operatorToken();
       if (!token || !expected || !timingSafeEqualStr(token, expected))
         throw new AppError('UNAUTHORIZED', 'Missing or invalid operator token');
@@ -71,6 +71,19 @@ export function registerAuth(
     const own = route.preParsing;
     route.preParsing = own === undefined ? [adminOnly] : [adminOnly, ...(Array.isArray(own) ? own : [own])];
   });
+}
+
+/**
+ * A connection from this machine: from a loopback address, or from the address it reached (the CLI
+ * of a server listening on one interface only connects to that one), and not relayed by a proxy
+ * (one on this machine would make every outside request look local).
+ */
+function isLocalConnection(req: FastifyRequest): boolean {
+  const h = req.headers;
+  if (h.forwarded !== undefined || h['x-forwarded-for'] !== undefined || h['x-real-ip'] !== undefined)
+    return false;
+  const { remoteAddress, localAddress } = req.socket;
+  return isLoopback(remoteAddress) || (remoteAddress !== undefined && remoteAddress === localAddress);
 }
 
 /** 127.0.0.0/8 and ::1, also as IPv4-mapped IPv6 addresses. */

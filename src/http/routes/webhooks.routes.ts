@@ -63,7 +63,7 @@ function documentedBody(kind: (typeof WEBHOOK_KINDS)[number]) {
   );
 }
 
-/** `?client=`, documented only: it is read after the limits, with the signature (clientParam). */
+/** `?client=`, documented only: it is read with the signature (clientParam). */
 const ClientQuery = Type.Object({
   client: Type.Optional(Type.String({ description: "restricts verification to that client's registration" })),
 });
@@ -80,9 +80,10 @@ function clientParam(query: unknown): string | undefined {
 }
 
 /**
- * POST /api/webhooks/{txmon-a,txmon-b,kyc,screening}. The order is the contract's: limits, then
- * the signature over the bytes as received, then the JSON; a forged delivery is a 401 whatever it
- * contains, and leaves nothing behind but a security log line.
+ * POST /api/webhooks/{txmon-a,txmon-b,kyc,screening}. The source's limit of unverified deliveries,
+ * then the signature over the bytes as received, then the vendor limits (verified deliveries only),
+ * then the JSON; a forged delivery is a 401 whatever it contains, and leaves nothing behind but a
+ * security log line and its count against its source.
  */
 export const webhookRoutes =
   (deps: { intake: WebhookIntakeService; onRejected?: (scope: string) => void }): FastifyPluginAsyncTypebox =>
@@ -119,11 +120,12 @@ export const webhookRoutes =
             }),
           },
           onRequest: async (req, reply) => {
-            const refusal = await deps.intake.unverifiedRefusal(req.ip);
-            if (refusal) {
-              setRateLimitHeaders(reply, refusal);
+            // Every response carries this decision's headers until the vendor limits' replace it.
+            const unverified = await deps.intake.admitUnverified(req.ip, kind);
+            setRateLimitHeaders(reply, unverified);
+            if (!unverified.allowed) {
               deps.onRejected?.('webhook:unverified');
-              throw rateLimitError(refusal);
+              throw rateLimitError(unverified);
             }
           },
           schema: {
@@ -132,7 +134,10 @@ export const webhookRoutes =
             description:
               `Signed with HMAC-SHA256 (lower-case hex, optional sha256= prefix) in \`${header}\`, over ` +
               `the raw body, or over \`<timestamp>.<body>\` when \`${TIMESTAMP_HEADER}\` is sent (±300 s). ` +
-              '`?client=<id>` restricts verification to that client’s registration.',
+              '`?client=<id>` restricts verification to that client’s registration. Only verified ' +
+              'deliveries count against the vendor limits (429); a source whose deliveries fail their ' +
+              'signature more than WEBHOOK_UNVERIFIED_PER_MINUTE times a minute (per kind; IPv6 per /64) ' +
+              'is refused with 429 before its signatures are checked.',
             response: { 200: Ack, ...errors },
           },
         },
@@ -142,13 +147,12 @@ export const webhookRoutes =
           try {
             clientId = await deps.intake.authenticate(kind, rawBody, req.headers, clientParam(req.query));
           } catch (e) {
-            if (e instanceof SignatureRejected) {
-              // The security trail: who tried and why it failed; never the body or any secret.
+            // The security trail: who tried and why it failed; never the body or any secret.
+            if (e instanceof SignatureRejected)
               req.log.warn({ vendor: kind, reason: e.reason, ip: req.ip }, 'webhook signature rejected');
-              setRateLimitHeaders(reply, await deps.intake.countUnverified(req.ip));
-            }
             throw e;
           }
+          await deps.intake.verified(req.ip, kind);
           const decision = await deps.intake.limit(kind);
           setRateLimitHeaders(reply, decision);
           if (!decision.allowed) {

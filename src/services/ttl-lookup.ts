@@ -19,15 +19,19 @@ export function createTtlLookup<K, V>(opts: {
   ttlMs: number;
   load: (key: K) => Promise<V>;
   /**
-   * Entries kept at most; when full, the least recently read goes. Keys hashed from callers' input
-   * land here (unknown API keys too): a flood of made-up ones must not push out those in use.
+   * Entries kept at most, found and not found apart; when full, the least recently read of its kind
+   * goes. Keys hashed from callers' input land here: a flood of made-up API keys (not found) only
+   * pushes out other unknown ones, never those in use.
    */
   maxEntries?: number;
   now?: () => number;
 }) {
   const now = opts.now ?? Date.now;
   const maxEntries = opts.maxEntries ?? 10_000;
-  const entries = new Map<K, { value: V; until: number; refreshing: boolean }>();
+  type Entry = { value: V; until: number; refreshing: boolean };
+  const found = new Map<K, Entry>();
+  const notFound = new Map<K, Entry>();
+  const mapOf = (value: V) => (value === undefined ? notFound : found);
   const loading = new Map<K, Promise<V>>();
   /** Bumped by every invalidation; a load from an older generation does not store its value. */
   let generation = 0;
@@ -39,7 +43,9 @@ export function createTtlLookup<K, V>(opts: {
       if (loadedIn === generation && opts.ttlMs > 0) {
         // A Map iterates in insertion order and a read moves its entry to the end: the first is the
         // least recently read.
-        entries.delete(key);
+        found.delete(key);
+        notFound.delete(key);
+        const entries = mapOf(value);
         if (entries.size >= maxEntries) entries.delete(entries.keys().next().value as K);
         entries.set(key, { value, until: began + opts.ttlMs, refreshing: false });
       }
@@ -57,6 +63,7 @@ export function createTtlLookup<K, V>(opts: {
     /** The value of `key`: cached, the load in flight, or a new load. Rejects when the load fails (nothing cached). */
     get(key: K): Promise<V> {
       const t = now();
+      const entries = found.has(key) ? found : notFound;
       const hit = entries.get(key);
       if (hit && hit.until > t) {
         entries.delete(key);
@@ -73,13 +80,15 @@ export function createTtlLookup<K, V>(opts: {
     },
     /** Forgets one key (and every load in flight). */
     delete(key: K): void {
-      entries.delete(key);
+      found.delete(key);
+      notFound.delete(key);
       loading.clear();
       generation++;
     },
     /** Forgets everything. */
     clear(): void {
-      entries.clear();
+      found.clear();
+      notFound.clear();
       loading.clear();
       generation++;
     },

@@ -136,9 +136,29 @@ describe('ttl lookup (auth and client caches)', () => {
     }
     assert.equal(loads.filter((k) => k === 'in-use').length, 1, 'loaded once, never pushed out');
     assert.equal(loads.length, 51);
-    // Bounded: the oldest made-up keys are gone (loaded again), the last two are held.
+    // Bounded: the oldest made-up keys are gone (loaded again).
     await cache.get('made-up-0');
     await cache.get('made-up-49');
     assert.deepEqual(loads.slice(51), ['made-up-0']);
+  });
+
+  it('keys not found push out only other keys not found, however many arrive between two reads', async () => {
+    const loads: string[] = [];
+    const cache = createTtlLookup<string, string | undefined>({
+      ttlMs: 1000,
+      load: async (k) => {
+        loads.push(k);
+        return k.startsWith('known') ? k : undefined;
+      },
+      now: () => 0,
+      maxEntries: 3,
+    });
+    for (const k of ['known-1', 'known-2']) await cache.get(k);
+    for (let i = 0; i < 100; i++) await cache.get(`made-up-${i}`);
+    for (const k of ['known-1', 'known-2']) assert.equal(await cache.get(k), k);
+    assert.equal(loads.filter((k) => k.startsWith('known')).length, 2, 'never loaded again');
+    await cache.get('made-up-99');
+    await cache.get('made-up-0');
+    assert.deepEqual(loads.slice(102), ['made-up-0'], 'the unknown ones are bounded too');
   });
 });

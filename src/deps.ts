@@ -17,6 +17,7 @@ import { createCacheStatsService } from './services/cache-stats.service.ts';
 import { createCaspDirectoryService } from './services/casp-directory.service.ts';
 import { createClientContextResolver } from './services/client-context.ts';
 import {
+  ClientSettingsError,
   DEFAULT_RETENTION_YEARS,
   splitClientSettings,
   validateClientSettings,
@@ -77,6 +78,7 @@ export async function createDeps(
     onRelink: () => metrics.auditRelinks.inc(),
   });
 
+  const keysRepo = createKeysRepo(db);
   const clients = createClientsService({
     clients: clientsRepo,
     audit: operatorAudit,
@@ -85,12 +87,17 @@ export async function createDeps(
       try {
         validateClientSettings(s);
       } catch (e) {
-        throw new AppError('INVALID_REQUEST', `invalid settings: ${(e as Error).message}`);
+        throw new AppError(
+          'INVALID_REQUEST',
+          `invalid settings: ${(e as Error).message}`,
+          e instanceof ClientSettingsError ? { errors: e.problems } : undefined,
+        );
       }
     },
+    activeOfficerKeys: (clientId, officer) => keysRepo.activeForOfficer(clientId, officer, new Date()),
   });
   const keys = createKeysService({
-    keys: createKeysRepo(db),
+    keys: keysRepo,
     clients: clientsRepo,
     audit: operatorAudit,
     cacheMs: config.AUTH_CACHE_MS,

@@ -12,6 +12,8 @@ export function createClientsService(deps: {
   cacheMs: number;
   /** Checks settings before they are stored; throws with a message on a bad value. */
   validateSettings: (settings: Record<string, unknown>) => void;
+  /** Keys of an officer that still work: an officer is not removed while one does. */
+  activeOfficerKeys?: (clientId: string, officer: string) => Promise<string[]>;
 }) {
   const cache = createTtlLookup<string, ClientRow | undefined>({
     ttlMs: deps.cacheMs,
@@ -69,6 +71,13 @@ export function createClientsService(deps: {
     async removeOfficer(clientId: string, officer: string, actor: string) {
       if (!(await deps.clients.get(clientId)))
         throw new AppError('NOT_FOUND', `client ${clientId} not found`);
+      // Its keys would go on recording moves by someone no longer an officer of the client.
+      const keys = (await deps.activeOfficerKeys?.(clientId, officer)) ?? [];
+      if (keys.length > 0)
+        throw new AppError(
+          'INVALID_REQUEST',
+          `officer ${officer} still has keys that work (${keys.join(', ')}): revoke them first (keys revoke <key_id>)`,
+        );
       if (!(await deps.clients.removeOfficer(clientId, officer)))
         throw new AppError('NOT_FOUND', `officer ${officer} not found for client ${clientId}`);
       await deps.audit.record({ client_id: clientId, actor, action: 'officer.removed', subject: officer });

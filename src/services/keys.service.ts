@@ -163,6 +163,11 @@ export function createKeysService(deps: {
       const at = now();
       const refusal = rotationRefusal(old, at);
       if (refusal) throw new AppError('INVALID_REQUEST', `key ${keyId} ${refusal}`);
+      if (old.officer !== null && !(await deps.clients.officers(old.client_id)).includes(old.officer))
+        throw new AppError(
+          'INVALID_REQUEST',
+          `key ${keyId} is issued to ${old.officer}, no longer an officer of ${old.client_id}: create a key for a current officer`,
+        );
       const { keyId: newId, key } = newKeyMaterial(old.environment);
       const graceUntil = new Date(at.getTime() + graceHours * 3_600_000);
       const rotated = await deps.keys.rotate(

@@ -64,6 +64,19 @@ export function createKeysRepo(db: Db) {
         return { old_expires_at: new Date(old.expires_at as unknown as string | Date), row };
       });
     },
+    /** Ids of the keys issued to an officer that still work at `at` (not revoked, not expired). */
+    async activeForOfficer(clientId: string, officer: string, at: Date): Promise<string[]> {
+      const rows = await db
+        .selectFrom('api_keys')
+        .select('key_id')
+        .where('client_id', '=', clientId)
+        .where('officer', '=', officer)
+        .where('revoked_at', 'is', null)
+        .where('expires_at', '>', at)
+        .orderBy('key_id')
+        .execute();
+      return rows.map((r) => r.key_id);
+    },
     async countForClient(clientId: string): Promise<number> {
       const row = await db
         .selectFrom('api_keys')

@@ -170,6 +170,20 @@ describe('authentication and tenancy', () => {
     await t.deps.clients.addOfficer('acme', 'nobody', 'test');
     const k = await t.deps.keys.create('acme', { officer: 'nobody', actor: 'test' });
     assert.equal(k.officer, 'nobody');
+    // Not removed while a key of theirs works; once it is revoked, they may go.
+    await assert.rejects(
+      t.deps.clients.removeOfficer('acme', 'nobody', 'test'),
+      (e: AppError) => e.code === 'INVALID_REQUEST' && e.message.includes(k.key_id),
+    );
+    await t.deps.keys.revoke(k.key_id, 'test');
+    await t.deps.clients.removeOfficer('acme', 'nobody', 'test');
+    // A key whose officer was removed some other way (a store from before this rule) is not rotated.
+    await t.deps.clients.addOfficer('acme', 'leaver', 'test');
+    const leaver = await t.deps.keys.create('acme', { officer: 'leaver', actor: 'test' });
+    await sql`DELETE FROM compliance_officers WHERE client_id = 'acme' AND officer = 'leaver'`.execute(
+      t.deps.db,
+    );
+    await assert.rejects(t.deps.keys.rotate(leaver.key_id, 'test'), /no longer an officer of acme/);
   });
 
   it('a sandbox key is refused by the live service', async () => {

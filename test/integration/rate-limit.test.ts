@@ -172,7 +172,10 @@ describe('per-client rate limits', () => {
       })
       .then(
         () => assert.fail('accepted'),
-        (e: Error) => e.message,
+        (e: Error & { details?: { errors?: string[] } }) => {
+          assert.equal(e.details?.errors?.length, 5, 'each problem also listed on its own');
+          return e.message;
+        },
       );
     for (const named of [
       'thresholds.cumulative_window_days',

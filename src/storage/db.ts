@@ -129,7 +129,7 @@ export async function openDatabase(opts: {
   const dir = opts.dataDir === 'memory://' ? 'memory://' : resolve(opts.dataDir ?? './data', 'pgdata');
   if (dir !== 'memory://') {
     ensurePrivateDir(resolve(dir, '..'));
-    ensurePrivateDir(dir);
+    ensurePrivateDir(dir, { close: true });
   }
   // The embedded engine runs on its own thread, so SQL uses the second core while this one serves
   // HTTP. Its driver lends the single session to one Kysely caller (query or transaction) at a

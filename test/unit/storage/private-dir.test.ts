@@ -17,16 +17,20 @@ describe('the embedded store’s directories', () => {
     assert.equal(modeOf(dir), 0o700);
   });
 
-  it('are closed when found open to others', () => {
+  it('the engine’s own is closed when found open to others; one the operator chose keeps its mode', () => {
     const dir = join(root, 'open');
     ensurePrivateDir(dir);
-    chmodSync(dir, 0o755);
+    chmodSync(dir, 0o750);
     ensurePrivateDir(dir);
+    assert.equal(modeOf(dir), 0o750);
+    ensurePrivateDir(dir, { close: true });
     assert.equal(modeOf(dir), 0o700);
   });
 
   it('hold the engine’s files out of other users’ reach', async () => {
     const dataDir = join(root, 'data');
+    ensurePrivateDir(join(dataDir, 'pgdata'));
+    chmodSync(join(dataDir, 'pgdata'), 0o777);
     const handle = await openDatabase({ dataDir });
     await handle.close();
     assert.equal(modeOf(dataDir), 0o700);

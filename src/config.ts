@@ -63,7 +63,7 @@ const EnvSchema = Type.Object({
   WEBHOOK_RATE_LIMIT_PER_MINUTE: Type.Integer({ minimum: 1, default: 1000 }),
   WEBHOOK_RATE_LIMIT_PER_KIND_PER_MINUTE: Type.Integer({ minimum: 1, default: 500 }),
   /** Deliveries of a kind failing their signature, per source (IPv6: per /64) and minute, before it is refused unheard. */
-  WEBHOOK_UNVERIFIED_PER_MINUTE: Type.Integer({ minimum: 1, default: 60 }),
+  WEBHOOK_UNVERIFIED_PER_MINUTE: Type.Integer({ minimum: 1, default: 500 }),
   /**
    * Which proxies in front of the service to believe about the client's address (X-Forwarded-For):
    * unset or 'false' none, 'true' all, a number of hops, or addresses and CIDR ranges, comma-separated.

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { type Static, Type } from 'typebox';
 import { Value } from 'typebox/value';
 
@@ -63,7 +64,7 @@ const EnvSchema = Type.Object({
   WEBHOOK_RATE_LIMIT_PER_MINUTE: Type.Integer({ minimum: 1, default: 1000 }),
   WEBHOOK_RATE_LIMIT_PER_KIND_PER_MINUTE: Type.Integer({ minimum: 1, default: 500 }),
   /** Deliveries of a kind failing their signature, per source (IPv6: per /64) and minute, before it is refused unheard. */
-  WEBHOOK_UNVERIFIED_PER_MINUTE: Type.Integer({ minimum: 1, default: 500 }),
+  WEBHOOK_UNVERIFIED_PER_MINUTE: Type.Integer({ minimum: 1, default: 100 }),
   /**
    * Which proxies in front of the service to believe about the client's address (X-Forwarded-For):
    * unset or 'false' none, 'true' all, a number of hops, or addresses and CIDR ranges, comma-separated.
@@ -84,6 +85,22 @@ export type Config = Readonly<
 
 export class ConfigError extends Error {}
 
+/** The proxy-addr names Fastify accepts beside addresses and ranges. */
+const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+function isTrustProxy(v: string): boolean {
+  if (v === 'true' || v === 'false' || /^\d{1,2}$/.test(v)) return true;
+  return v.split(',').every((part) => {
+    const p = part.trim();
+    if (PROXY_NAMES.has(p)) return true;
+    const [address, bits, ...rest] = p.split('/');
+    const family = isIP(address ?? '');
+    if (family === 0 || rest.length > 0) return false;
+    if (bits === undefined) return true;
+    return /^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128);
+  });
+}
+
 /** Parses the environment once; the frozen result is passed down, never read globally. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const raw: Record<string, unknown> = {};
@@ -99,6 +116,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`invalid environment: ${errs.join('; ')}`);
   }
   const parsed = withDefaults as Static<typeof EnvSchema>;
+  if (parsed.TRUST_PROXY !== undefined && !isTrustProxy(parsed.TRUST_PROXY))
+    throw new ConfigError(
+      `invalid environment: TRUST_PROXY: expected true, false, a number of hops, or addresses and CIDR ranges (comma-separated): ${JSON.stringify(parsed.TRUST_PROXY)}`,
+    );
   return Object.freeze({
     ...parsed,
     MICA_DEMO_SEED: parsed.MICA_DEMO_SEED === 'true',

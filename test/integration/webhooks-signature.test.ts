@@ -376,3 +376,53 @@ describe('webhook rate limits', () => {
     assert.equal((await from('192.0.2.90', 'kyc')).statusCode, 401, 'still heard');
   });
 });
+
+describe('webhook sources behind a proxy, and what is given back', () => {
+  let t: TestApp;
+  before(async () => {
+    if (TEST_REDIS_URL) {
+      const redis = new Redis(TEST_REDIS_URL);
+      const keys = await redis.keys('mica:rl:*:webhooks:unverified:*');
+      if (keys.length > 0) await redis.del(...keys);
+      redis.disconnect();
+    }
+    t = await startWebhookApp({ TRUST_PROXY: '127.0.0.1', WEBHOOK_UNVERIFIED_PER_MINUTE: '2' });
+    await clientWithKey(t, 'acme');
+    await register(t, 'txmon-a', 'acme', SECRET);
+  });
+  after(() => t.close());
+
+  const via = (forwardedFor: string, opts: { secret?: string; body?: unknown } = {}) => {
+    const req = signed('txmon-a', opts.secret ?? 'forged', opts.body ?? vendorBody('txmon-a'));
+    return t.app.inject({ ...req, headers: { ...req.headers, 'x-forwarded-for': forwardedFor } });
+  };
+
+  it('a trusted proxy names the source; a name that is not an address counts as the proxy', async () => {
+    assert.deepEqual(
+      [await via('192.0.2.10'), await via('192.0.2.10'), await via('192.0.2.10')].map((r) => r.statusCode),
+      [401, 401, 429],
+    );
+    assert.equal((await via('192.0.2.11')).statusCode, 401, 'another sender behind the same proxy');
+    // Made-up names (a different one each time) do not escape the count, nor crash it.
+    const madeUp = await Promise.all(
+      ['forged-1', 'forged-2', '::1:2:3:4:5:6:7:8:9', 'forged-3'].map(async (f) => (await via(f)).statusCode),
+    );
+    assert.deepEqual(madeUp.sort(), [401, 401, 429, 429]);
+    // A port after the address (some proxies add one) is the address.
+    assert.deepEqual(
+      [await via('192.0.2.12:5123'), await via('192.0.2.12:6001'), await via('192.0.2.12:7002')].map(
+        (r) => r.statusCode,
+      ),
+      [401, 401, 429],
+    );
+  });
+
+  it('a delivery refused after its signature verified is given back, whatever refused it', async () => {
+    const sender = '192.0.2.20';
+    for (let i = 0; i < 4; i++) {
+      const notJson = await via(sender, { secret: SECRET, body: '{"id": not json' });
+      assert.equal(notJson.statusCode, 400);
+    }
+    assert.equal((await via(sender)).statusCode, 401, 'still heard: the four 400s were given back');
+  });
+});

@@ -1,3 +1,5 @@
+import { isIPv4, isIPv6 } from 'node:net';
+
 /**
  * The key a webhook sender's failed signatures are counted under: its IPv4 address, or the /64
  * network of its IPv6 address (one host is handed a whole /64: counted per address, every forged
@@ -5,8 +7,8 @@
  */
 export function sourceKey(ip: string): string {
   const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(ip);
-  if (mapped) return mapped[1]!;
-  if (!ip.includes(':')) return ip;
+  if (mapped && isIPv4(mapped[1]!)) return mapped[1]!;
+  if (!isIPv6(ip)) return ip;
   return ipv6Prefix64(ip) ?? ip;
 }
 
@@ -21,6 +23,8 @@ function ipv6Prefix64(ip: string): string | undefined {
   }
   const halves = s.split('::');
   if (halves.length > 2) return undefined;
+  const given = halves.flatMap((h) => (h ? h.split(':') : []));
+  if (given.length > (halves.length === 2 ? 7 : 8)) return undefined;
   const head = halves[0] ? halves[0].split(':') : [];
   const tail = halves.length === 2 && halves[1] ? halves[1].split(':') : [];
   const groups =

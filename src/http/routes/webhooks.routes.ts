@@ -1,6 +1,13 @@
+import { isIP } from 'node:net';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { KIND_SPECS, TIMESTAMP_HEADER, WEBHOOK_KINDS } from '../../domain/webhooks/kinds.ts';
+import {
+  KIND_SPECS,
+  TIMESTAMP_HEADER,
+  WEBHOOK_KINDS,
+  type WebhookKind,
+} from '../../domain/webhooks/kinds.ts';
 import { SignatureRejected, type WebhookIntakeService } from '../../services/webhook-intake.service.ts';
 import { encodingRefusal, parseJsonBody, registerRawBody } from '../plugins/json-body.ts';
 import { rateLimitError, setRateLimitHeaders } from '../plugins/rate-limit.ts';
@@ -73,6 +80,18 @@ const ClientQuery = Type.Object({
  * with the signature's 401 (SignatureRejected), not a 400 that would answer an unsigned request
  * before its signature was looked at.
  */
+/**
+ * The sender's address: the peer's, or with TRUST_PROXY the one the trusted proxies name. A named
+ * one that is not an address (X-Forwarded-For is the sender's to write; some proxies add a port)
+ * falls back to the peer's, so a made-up value neither escapes the count nor makes keys at will.
+ */
+function sourceOf(req: FastifyRequest): string {
+  if (isIP(req.ip)) return req.ip;
+  const withoutPort = /^\[?([^\]]+?)\]?:\d{1,5}$/.exec(req.ip)?.[1];
+  if (withoutPort && isIP(withoutPort)) return withoutPort;
+  return req.socket.remoteAddress ?? 'unknown';
+}
+
 function clientParam(query: unknown): string | undefined {
   const client = (query as Record<string, unknown> | undefined)?.client;
   if (client === undefined || typeof client === 'string') return client;
@@ -90,6 +109,14 @@ export const webhookRoutes =
   async (app) => {
     // This plugin's own body parser: nothing is parsed before the signature is checked.
     registerRawBody(app);
+    /** Deliveries counted against their source whose count is to be given back when answered. */
+    const admitted = new WeakSet<FastifyRequest>();
+    const giveBack = async (req: FastifyRequest, kind: WebhookKind) => {
+      if (!admitted.delete(req)) return;
+      await deps.intake.verified(sourceOf(req), kind).catch((e: unknown) => {
+        req.log.warn({ err: e }, 'webhook source count not given back');
+      });
+    };
     for (const kind of WEBHOOK_KINDS) {
       const header = KIND_SPECS[kind].signatureHeader;
       app.post(
@@ -121,13 +148,19 @@ export const webhookRoutes =
           },
           onRequest: async (req, reply) => {
             // Every response carries this decision's headers until the vendor limits' replace it.
-            const unverified = await deps.intake.admitUnverified(req.ip, kind);
+            const unverified = await deps.intake.admitUnverified(sourceOf(req), kind);
             setRateLimitHeaders(reply, unverified);
             if (!unverified.allowed) {
               deps.onRejected?.('webhook:unverified');
               throw rateLimitError(unverified);
             }
+            admitted.add(req);
           },
+          // Whatever became of an admitted delivery but a failed signature (stored, refused for its
+          // JSON or a vendor limit, too large, the store lost, the sender gone), its count is given
+          // back once it is answered: the count is of failed signatures and deliveries in flight.
+          onResponse: async (req) => giveBack(req, kind),
+          onRequestAbort: async (req) => giveBack(req, kind),
           schema: {
             tags: ['webhooks'],
             summary: `Receive a ${kind} vendor webhook`,
@@ -135,9 +168,10 @@ export const webhookRoutes =
               `Signed with HMAC-SHA256 (lower-case hex, optional sha256= prefix) in \`${header}\`, over ` +
               `the raw body, or over \`<timestamp>.<body>\` when \`${TIMESTAMP_HEADER}\` is sent (±300 s). ` +
               '`?client=<id>` restricts verification to that client’s registration. Only verified ' +
-              'deliveries count against the vendor limits (429); a source whose deliveries fail their ' +
-              'signature more than WEBHOOK_UNVERIFIED_PER_MINUTE times a minute (per kind; IPv6 per /64) ' +
-              'is refused with 429 before its signatures are checked.',
+              'deliveries count against the vendor limits (429); a source with more than ' +
+              'WEBHOOK_UNVERIFIED_PER_MINUTE deliveries a minute not verified — failed signatures, and ' +
+              'those still in flight — (per kind; IPv6 per /64) is refused with 429 before its ' +
+              'signatures are checked.',
             response: { 200: Ack, ...errors },
           },
         },
@@ -147,12 +181,13 @@ export const webhookRoutes =
           try {
             clientId = await deps.intake.authenticate(kind, rawBody, req.headers, clientParam(req.query));
           } catch (e) {
-            // The security trail: who tried and why it failed; never the body or any secret.
-            if (e instanceof SignatureRejected)
+            if (e instanceof SignatureRejected) {
+              // The security trail: who tried and why it failed; never the body or any secret.
               req.log.warn({ vendor: kind, reason: e.reason, ip: req.ip }, 'webhook signature rejected');
+              admitted.delete(req); // stays counted against its source
+            }
             throw e;
           }
-          await deps.intake.verified(req.ip, kind);
           const decision = await deps.intake.limit(kind);
           setRateLimitHeaders(reply, decision);
           if (!decision.allowed) {

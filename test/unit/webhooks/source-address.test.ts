@@ -26,6 +26,15 @@ describe('webhook source address keys', () => {
 
   it('what does not read as an address is kept as it is (never throws)', () => {
     assert.equal(sourceKey('1::2::3'), '1::2::3');
+    // More groups than an address has, around a '::' (a forged X-Forwarded-For): kept, not a crash.
+    assert.equal(sourceKey('::1:2:3:4:5:6:7:8:9'), '::1:2:3:4:5:6:7:8:9');
+    assert.equal(sourceKey('1:2:3:4:5:6:7::1.2.3.4'), '1:2:3:4:5:6:7::1.2.3.4');
+    assert.equal(sourceKey('::ffff:999.1.1.1'), '::ffff:999.1.1.1');
+    for (let extra = 0; extra < 12; extra++) {
+      const groups = Array.from({ length: extra }, (_, i) => String(i + 1)).join(':');
+      for (const ip of [`::${groups}`, `${groups}::`, `${groups}::1`, `1::${groups}`])
+        assert.equal(typeof sourceKey(ip), 'string', ip);
+    }
     fc.assert(fc.property(fc.string(), (s) => typeof sourceKey(s) === 'string'));
     fc.assert(
       fc.property(fc.ipV6(), (ip) => {

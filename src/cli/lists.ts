@@ -9,7 +9,10 @@ const OFAC_CSV_FILES = ['sdn.csv', 'add.csv', 'alt.csv', 'sdn_comments.csv'];
 
 interface ReadFiles {
   files: Array<{ name: string; content: string }>;
-  /** Modification date of the main file (YYYY-MM-DD): the download date when nothing better is known. */
+  /**
+   * Modification date of the main file (YYYY-MM-DD, UTC): sent as `file_date`, which the service
+   * takes as the publication date of a first import only (a copy's date is not the publication's).
+   */
   modified: string;
 }
 
@@ -94,7 +97,7 @@ export function registerListCommands(
     )
     .option(
       '--published-at <date>',
-      'publication date, for formats that carry none (OFAC CSV; default: the file date)',
+      'publication date, for formats that carry none (OFAC CSV; required once an ofac list is held, the file date dating only a first import)',
       isoDate,
     )
     .option(
@@ -106,13 +109,19 @@ export function registerListCommands(
         throw new Error(`unknown list source ${source}: expected ofac, eu or un`);
       // Relative to where the operator ran the command, not the package directory (npm run).
       const { files, modified } = readListFiles(source, cliPath(path));
-      // Only the OFAC CSV set lacks a date; the XML formats carry theirs, which wins.
+      // Only the OFAC CSV set lacks a date; the XML formats carry theirs, which wins. Its file date
+      // goes apart from the operator's: the service takes it for a first import of the source only.
       const csvSet = files.some((f) => f.name.toLowerCase() === 'sdn.csv');
-      const published_at = o.publishedAt ?? (csvSet ? modified : undefined);
       const allow_older = o.allowOlder === true;
       found({
         name: 'lists.import',
-        args: { source, files, published_at, ...(allow_older ? { allow_older } : {}) },
+        args: {
+          source,
+          files,
+          ...(o.publishedAt !== undefined ? { published_at: o.publishedAt } : {}),
+          ...(csvSet && o.publishedAt === undefined ? { file_date: modified } : {}),
+          ...(allow_older ? { allow_older } : {}),
+        },
       });
     });
   lists

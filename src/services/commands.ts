@@ -70,6 +70,8 @@ export const COMMANDS: Record<string, Command<TSchema>> = {
       // File contents as text: the CLI reads the files, so this also works through the operator API.
       files: Type.Array(Type.Object({ name: Str, content: Type.String() }), { minItems: 1, maxItems: 8 }),
       published_at: Type.Optional(Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}([T ].*)?$' })),
+      // The main file's modification date (the CLI's, for the OFAC CSV set): dates a first import only.
+      file_date: Type.Optional(Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$' })),
       // A list published before the held one is refused unless this says the roll-back is meant.
       allow_older: Type.Optional(Type.Boolean()),
     }),

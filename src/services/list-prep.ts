@@ -7,12 +7,13 @@ import {
   parseOfacXml,
   parseUnXml,
   printable,
+  publishedBefore,
   quoted,
   type SanctionsList,
 } from '../domain/screening/index.ts';
-import type { PreparedList } from '../storage/sanctions-lists.repo.ts';
+import type { PreparedList, PublishedAtFrom } from '../storage/sanctions-lists.repo.ts';
 
-export type { PreparedList };
+export type { PreparedList, PublishedAtFrom };
 
 /** One file of an import, as read by the CLI (its base name and its text). */
 export interface ListFile {
@@ -20,11 +21,16 @@ export interface ListFile {
   content: string;
 }
 
-/** What an import asks for: the source, its files, and a publication date when the files carry none. */
+/**
+ * What an import asks for: the source, its files, the operator's publication date for files that
+ * carry none, and the main file's modification date (the CLI's `file_date`), which may date only the
+ * first import of a source (the service checks that once the source is locked).
+ */
 export interface ListImportRequest {
   source: ListSource;
   files: ListFile[];
   published_at?: string | null;
+  file_date?: string | null;
 }
 
 /** Warnings kept in an import's answer; the count covers them all. */
@@ -64,16 +70,19 @@ function single(source: ListSource, files: ListFile[], what: string): ListFile {
   return files[0]!;
 }
 
-/** A parsed list, the name of its main file and where that format states its publication date. */
+/**
+ * A parsed list (its `published_at` the file's own date, null when it states none), the name of its
+ * main file and where that format states its publication date.
+ */
 type Parsed = SanctionsList & { warnings?: string[]; file: string; dateField: string };
 
 /** The OFAC CSV set, its files named in messages as the operator gave them. */
-function parseCsvSet(files: ListFile[], publishedAt: string | null): Parsed {
+function parseCsvSet(files: ListFile[]): Parsed {
   const byName = new Map(files.map((f) => [baseName(f.name), f]));
   const unknown = files.filter((f) => !Object.values(OFAC_CSV).includes(baseName(f.name) as never));
   if (unknown.length > 0)
     throw new ListFormatError(
-      `ofac: unexpected file ${unknown[0]!.name} beside sdn.csv (expected add.csv, alt.csv, sdn_comments.csv)`,
+      `ofac: unexpected file ${printable(fileName(unknown[0]!.name), 80)} beside sdn.csv (expected add.csv, alt.csv, sdn_comments.csv)`,
     );
   const content: Record<string, string> = {};
   const names: Record<string, string> = {};
@@ -87,7 +96,7 @@ function parseCsvSet(files: ListFile[], publishedAt: string | null): Parsed {
   refuseEmpty('ofac', sdn);
   const list = parseOfacCsv(
     { sdn: sdn.content, add: content.add, alt: content.alt, comments: content.comments },
-    { published_at: publishedAt, names },
+    { names },
   );
   return { ...list, file: names.sdn!, dateField: 'the OFAC CSV set carries none' };
 }
@@ -96,7 +105,7 @@ function parseCsvSet(files: ListFile[], publishedAt: string | null): Parsed {
  * A lone OFAC file: sdn.xml, or a CSV under another name read as sdn.csv (its column check rejects
  * anything else). Its errors name the file given, and say how it was read.
  */
-function parseLoneOfac(file: ListFile, publishedAt: string | null): Parsed {
+function parseLoneOfac(file: ListFile): Parsed {
   const name = fileName(file.name);
   const companion = Object.values(OFAC_CSV).find((n) => n !== OFAC_CSV.sdn && n === baseName(file.name));
   if (companion)
@@ -106,7 +115,7 @@ function parseLoneOfac(file: ListFile, publishedAt: string | null): Parsed {
     return { ...parseOfacXml(file.content), file: name, dateField: 'no Publish_Date' };
   const asCsv = baseName(file.name) !== OFAC_CSV.sdn;
   try {
-    const list = parseOfacCsv({ sdn: file.content }, { published_at: publishedAt, names: { sdn: name } });
+    const list = parseOfacCsv({ sdn: file.content }, { names: { sdn: name } });
     return { ...list, file: name, dateField: 'the OFAC CSV set carries none' };
   } catch (err) {
     if (asCsv && err instanceof ListFormatError)
@@ -116,11 +125,11 @@ function parseLoneOfac(file: ListFile, publishedAt: string | null): Parsed {
 }
 
 /** Picks the loader from the source and the files' names and contents; the loaders check the structure. */
-function loadList(source: ListSource, files: ListFile[], publishedAt: string | null): Parsed {
+function loadList(source: ListSource, files: ListFile[]): Parsed {
   for (const file of files) refuseBinary(source, file);
   if (source === 'ofac') {
-    if (files.some((f) => baseName(f.name) === OFAC_CSV.sdn)) return parseCsvSet(files, publishedAt);
-    return parseLoneOfac(single(source, files, 'sdn.csv or sdn.xml'), publishedAt);
+    if (files.some((f) => baseName(f.name) === OFAC_CSV.sdn)) return parseCsvSet(files);
+    return parseLoneOfac(single(source, files, 'sdn.csv or sdn.xml'));
   }
   const file = single(source, files, 'XML');
   const name = fileName(file.name);
@@ -132,16 +141,36 @@ function loadList(source: ListSource, files: ListFile[], publishedAt: string | n
     : { ...parseEuXml(file.content), file: name, dateField: 'no generationDate attribute' };
 }
 
+/** What an import of a file without a date of its own says: `sdn.csv carries no publication date (…)`. */
+const undatedPhrase = (list: Parsed) => `${list.file} carries no publication date (${list.dateField})`;
+
+/** Whether two publication dates name the same publication: neither is older (publishedBefore). */
+const samePublication = (a: string, b: string) => !publishedBefore(a, b) && !publishedBefore(b, a);
+
 /**
- * The publication date held with the list (CONTRACT §7: every list carries one): the file's own,
- * else the operator's, normalised (normalizePublishedAt). A list with neither is refused: held
- * undated, no later import could tell whether it rolls the list back.
+ * The publication date held with the list (CONTRACT §7: every list carries one) and where it came
+ * from: the file's own ('file'; an operator's date that differs is warned of, not used), else the
+ * operator's ('operator'), else the main file's modification date ('file_date': the service takes
+ * it only when no list of the source is held), normalised (normalizePublishedAt). A list with none
+ * is refused: held undated, no later import could tell whether it rolls the list back.
  */
-function publicationDate(source: ListSource, list: Parsed, given: string | null, warnings: string[]): string {
+function publicationDate(
+  source: ListSource,
+  list: Parsed,
+  given: string | null,
+  fileDate: string | null,
+  warnings: string[],
+): { published_at: string; from: PublishedAtFrom } {
   const stated = list.published_at;
-  if (stated !== null && stated !== given) {
+  if (stated !== null) {
     const normal = normalizePublishedAt(stated);
-    if (normal !== undefined) return normal;
+    if (normal !== undefined) {
+      if (given !== null && !samePublication(normal, given))
+        warnings.push(
+          `${source}: ${list.file} states its publication date (${normal}), which is held; --published-at ${printable(given)} was not used`,
+        );
+      return { published_at: normal, from: 'file' };
+    }
     if (given === null)
       throw new ListFormatError(
         `${source}: ${list.file} gives its publication date as ${quoted(stated)}, not an ISO 8601 date; give it with --published-at YYYY-MM-DD`,
@@ -150,12 +179,15 @@ function publicationDate(source: ListSource, list: Parsed, given: string | null,
   }
   if (given !== null) {
     const normal = normalizePublishedAt(given);
-    if (normal !== undefined) return normal;
+    if (normal !== undefined) return { published_at: normal, from: 'operator' };
     throw new ListFormatError(`${source}: published_at ${quoted(given)} is not an ISO 8601 date`);
   }
-  throw new ListFormatError(
-    `${source}: ${list.file} carries no publication date (${list.dateField}); give it with --published-at YYYY-MM-DD`,
-  );
+  if (fileDate !== null) {
+    const normal = normalizePublishedAt(fileDate);
+    if (normal !== undefined) return { published_at: normal, from: 'file_date' };
+    throw new ListFormatError(`${source}: file_date ${quoted(fileDate)} is not an ISO 8601 date`);
+  }
+  throw new ListFormatError(`${source}: ${undatedPhrase(list)}; give it with --published-at YYYY-MM-DD`);
 }
 
 /** Warnings about listed addresses that can never match: not valid addresses of their chain. */
@@ -165,21 +197,23 @@ function addressWarnings(source: ListSource, list: SanctionsList): string[] {
     .filter((a) => a.problem !== undefined)
     .map(
       (a) =>
-        `${source}: entry ${a.entry_id} (${names.get(a.entry_id) ?? '?'}) lists ${a.ticker || 'an'} address ${quoted(a.address, 64)}, ${a.problem}: it can never match and is not screened`,
+        `${source}: entry ${printable(a.entry_id)} (${printable(names.get(a.entry_id) ?? '?', 80)}) lists ${a.ticker ? printable(a.ticker) : 'an'} address ${quoted(a.address, 64)}, ${a.problem}: it can never match and is not screened`,
     );
 }
 
 /** Loads the files of an import, checks what the store needs, and collects the warnings. */
-function parseListFiles(
-  source: ListSource,
-  files: ListFile[],
-  publishedAt?: string | null,
-): SanctionsList & { published_at: string; warnings: string[] } {
-  const list = loadList(source, files, publishedAt ?? null);
+function parseListFiles(req: ListImportRequest): SanctionsList & {
+  published_at: string;
+  published_at_from: PublishedAtFrom;
+  undated: string | null;
+  warnings: string[];
+} {
+  const source = req.source;
+  const list = loadList(source, req.files);
   if (list.entries.length === 0)
     throw new ListFormatError(`${source}: the file holds no entries; the held list was left unchanged`);
   const warnings = [...(list.warnings ?? [])];
-  const published_at = publicationDate(source, list, publishedAt ?? null, warnings);
+  const date = publicationDate(source, list, req.published_at ?? null, req.file_date ?? null, warnings);
   // Loaders keep the first of duplicated ids (OFAC CSV already does); the store needs unique ids.
   const seen = new Set<string>();
   const entries = list.entries.filter((e) => {
@@ -188,15 +222,25 @@ function parseListFiles(
     return false;
   });
   warnings.push(...addressWarnings(source, list));
-  return { source: list.source, published_at, entries, addresses: list.addresses, warnings };
+  return {
+    source: list.source,
+    published_at: date.published_at,
+    published_at_from: date.from,
+    undated: date.from === 'file_date' ? undatedPhrase(list) : null,
+    entries,
+    addresses: list.addresses,
+    warnings,
+  };
 }
 
 /** Parses the files of an import and lays its rows out for the store. */
 export function prepareList(req: ListImportRequest): PreparedList {
-  const list = parseListFiles(req.source, req.files, req.published_at);
+  const list = parseListFiles(req);
   return {
     source: list.source,
     published_at: list.published_at,
+    published_at_from: list.published_at_from,
+    undated: list.undated,
     files: req.files.map((f) => fileName(f.name)),
     entries_json: JSON.stringify(
       list.entries.map((e) => ({

@@ -75,6 +75,26 @@ export function admitPublication(
   );
 }
 
+/**
+ * Whether an import dated only by its file's modification date (`file_date`: the OFAC CSV set,
+ * which states none) may take it: only as the first list of its source. Over a held list the
+ * modification date says nothing of the publication (a fresh copy of an old set is dated today, a
+ * newer set restored with cp -p or rsync keeps an old date), and the roll-back check would compare
+ * it: the operator must give the date.
+ */
+export function admitFileDate(
+  list: Pick<PreparedList, 'source' | 'published_at' | 'published_at_from' | 'undated'>,
+  held: string | null | undefined,
+): void {
+  if (list.published_at_from !== 'file_date' || held === undefined) return;
+  const heldAt = held === null ? 'undated' : `published ${normalizePublishedAt(held) ?? held}`;
+  throw new AppError(
+    'INVALID_TRANSITION',
+    `${list.source}: ${list.undated ?? 'the files carry no publication date'} and an ${list.source} list is held (${heldAt}): give it with --published-at YYYY-MM-DD; the file's modification date (${list.published_at}) dates only a first import`,
+    { file_date: list.published_at, held_published_at: held },
+  );
+}
+
 /** Resolves on a later turn of the event loop, after the I/O that is waiting (setImmediate). */
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -160,18 +180,20 @@ export function createSanctionsListsService(deps: {
 
     /**
      * Parses and stores a list, replacing the held one of that source unless it was published
-     * earlier (see admitPublication), then reloads the indexes.
+     * earlier (see admitPublication) or is dated only by its file over a held one (admitFileDate),
+     * then reloads the indexes.
      */
     async import(args: ListImportRequest & { allow_older?: boolean }, actor: string) {
-      // The operator's publication date must be one that exists (2026-02-30 is not 2 March).
-      const published = args.published_at ? parseIsoInstant(args.published_at) : undefined;
-      if (args.published_at && published === undefined)
-        throw new AppError(
-          'INVALID_REQUEST',
-          `published_at: not an existing ISO 8601 date: ${args.published_at}`,
-        );
-      if (published && !isStorableInstant(published))
-        throw new AppError('INVALID_REQUEST', `published_at: ${STORABLE_INSTANT_RANGE}`);
+      // The operator's publication date and the file date must be ones that exist (2026-02-30 is
+      // not 2 March).
+      for (const field of ['published_at', 'file_date'] as const) {
+        const value = args[field];
+        const at = value ? parseIsoInstant(value) : undefined;
+        if (value && at === undefined)
+          throw new AppError('INVALID_REQUEST', `${field}: not an existing ISO 8601 date: ${value}`);
+        if (at && !isStorableInstant(at))
+          throw new AppError('INVALID_REQUEST', `${field}: ${STORABLE_INSTANT_RANGE}`);
+      }
       let list: PreparedList;
       try {
         list = await prepareListOffThread(args);
@@ -179,12 +201,18 @@ export function createSanctionsListsService(deps: {
         if (err instanceof ListFormatError) throw new AppError('INVALID_REQUEST', err.message);
         throw err;
       }
-      // Shown in the answer and the audit event: a roll-back is never silent.
-      const override = { allow_older: args.allow_older === true, rolled_back_from: null as string | null };
+      // Shown in the answer and the audit event: where the date came from, and a roll-back is
+      // never silent.
+      const override = {
+        published_at_from: list.published_at_from,
+        allow_older: args.allow_older === true,
+        rolled_back_from: null as string | null,
+      };
       const meta = await deps.repo.replace(
         list,
         actor,
         (held) => {
+          admitFileDate(list, held);
           override.rolled_back_from = admitPublication(
             list.source,
             list.published_at,

@@ -25,6 +25,12 @@ export interface ListMeta {
 }
 
 /**
+ * Where an import's publication date came from: the file's own, the operator's (--published-at),
+ * or the main file's modification date (OFAC CSV set, first import of the source only).
+ */
+export type PublishedAtFrom = 'file' | 'operator' | 'file_date';
+
+/**
  * A parsed list as the store takes it: its rows already as the JSON texts of the insert, and the
  * counts recorded with it. Plain strings and numbers, so that it crosses from the worker thread
  * that parses (services/list-prep-thread.ts) to the main thread as a copy of a few strings, not
@@ -34,6 +40,9 @@ export interface PreparedList {
   source: ListSource;
   /** Every imported list carries one (CONTRACT §7): YYYY-MM-DD, or a UTC date-time (…Z). */
   published_at: string;
+  published_at_from: PublishedAtFrom;
+  /** With a date from 'file_date': what the files lack (`sdn.csv carries no publication date (…)`). */
+  undated: string | null;
   /** The files' base names, as recorded with the list. */
   files: string[];
   entries_json: string;
@@ -208,13 +217,14 @@ export function createSanctionsListsRepo(db: Db) {
 export type SanctionsListsRepo = ReturnType<typeof createSanctionsListsRepo>;
 
 /**
- * The operator-audit event of an import. `rolled_back_from`: the publication date of the newer list
- * an import given allow_older replaced; null when the import did not go back in time.
+ * The operator-audit event of an import. `published_at_from`: where its publication date came from.
+ * `rolled_back_from`: the publication date of the newer list an import given allow_older replaced;
+ * null when the import did not go back in time.
  */
 export function importEvent(
   meta: ListMeta,
   warnings: number,
-  override: { allow_older: boolean; rolled_back_from: string | null },
+  override: { published_at_from: PublishedAtFrom; allow_older: boolean; rolled_back_from: string | null },
 ): OperatorEvent {
   return {
     client_id: null,
@@ -225,6 +235,7 @@ export function importEvent(
       source: meta.source,
       version: meta.version,
       published_at: meta.published_at,
+      published_at_from: override.published_at_from,
       entries: meta.entry_count,
       aliases: meta.alias_count,
       addresses: meta.address_count,

@@ -79,8 +79,9 @@ describe('mica lists import (the CLI, spawned)', () => {
     assert.equal(out.entries, 8976);
     assert.equal(out.addresses, 97);
     assert.deepEqual(out.files, ['sdn.csv', 'add.csv', 'alt.csv', 'sdn_comments.csv']);
-    // The CSV set carries no date: the file's date stands in unless one is given.
+    // The CSV set carries no date: on a first import the file's date stands in unless one is given.
     assert.equal(out.published_at, '2021-07-07');
+    assert.equal(out.published_at_from, 'file_date');
   });
 
   it('takes sdn.csv itself (its companions are read beside it) and an explicit publication date', async () => {
@@ -96,6 +97,7 @@ describe('mica lists import (the CLI, spawned)', () => {
     const out = r.json();
     assert.equal(out.version, 2);
     assert.equal(out.published_at, '2025-05-16');
+    assert.equal(out.published_at_from, 'operator');
     assert.equal(out.entries, 17);
     assert.equal(out.addresses, 32);
     // A date that does not exist is refused, not rolled over (and nothing is imported).
@@ -255,23 +257,52 @@ describe('mica lists import (the CLI, spawned)', () => {
     assert.equal(dir.json().version, 4);
     assert.equal(dir.json().entries, 17);
     assert.deepEqual(dir.json().files, ['sdn.csv', 'add.csv', 'alt.csv', 'sdn_comments.csv']);
-    const file = await micaWith({ INIT_CWD: join(home, 'sdn') }, 'lists', 'import', 'ofac', './sdn.csv');
+    // Over a held list the file's date no longer stands in: this fresh copy is dated today, which
+    // says nothing of its publication (a 2021 set copied now would pass for the newest).
+    const undated = await micaWith({ INIT_CWD: join(home, 'sdn') }, 'lists', 'import', 'ofac', './sdn.csv');
+    assert.equal(undated.code, 1, undated.out);
+    assert.match(
+      JSON.parse(undated.err).error,
+      /^ofac: sdn\.csv carries no publication date \(the OFAC CSV set carries none\) and an ofac list is held \(published 2025-05-16\): give it with --published-at YYYY-MM-DD; the file's modification date \(\d{4}-\d{2}-\d{2}\) dates only a first import$/,
+    );
+    const file = await micaWith(
+      { INIT_CWD: join(home, 'sdn') },
+      'lists',
+      'import',
+      'ofac',
+      './sdn.csv',
+      '--published-at',
+      '2025-05-16',
+    );
     assert.equal(file.code, 0, file.err);
     assert.equal(file.json().version, 5);
     const missing = await micaWith({ INIT_CWD: home }, 'lists', 'import', 'ofac', 'elsewhere');
     assert.equal(missing.code, 1, missing.out);
     assert.match(JSON.parse(missing.err).error, new RegExp(`cannot read ${join(home, 'elsewhere')}: ENOENT`));
-    // Started directly (no npm): relative to the working directory. The copy above is dated now,
-    // the fixture when it was checked out: possibly earlier, which only the override lets in.
+    // Started directly (no npm): relative to the working directory. The fixture's file date (when
+    // it was checked out) does not date it either, override or not.
+    const fixture = relative(process.cwd(), fixturePath('ofac_sdn/tiny_2025'));
+    const overridden = await micaWith(
+      { INIT_CWD: undefined },
+      'lists',
+      'import',
+      'ofac',
+      fixture,
+      '--allow-older',
+    );
+    assert.equal(overridden.code, 1, overridden.out);
+    assert.match(JSON.parse(overridden.err).error, /and an ofac list is held \(published 2025-05-16\)/);
     const direct = await micaWith(
       { INIT_CWD: undefined },
       'lists',
       'import',
       'ofac',
-      relative(process.cwd(), fixturePath('ofac_sdn/tiny_2025')),
-      '--allow-older',
+      fixture,
+      '--published-at',
+      '2025-05-16',
     );
     assert.equal(direct.code, 0, direct.err);
     assert.equal(direct.json().version, 6);
+    assert.equal(direct.json().rolled_back_from, null);
   });
 });

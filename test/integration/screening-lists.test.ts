@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
+import { readListFiles } from '../../src/cli/lists.ts';
 import { toChecksumAddress } from '../../src/domain/screening/index.ts';
 import { createSanctionsListsService } from '../../src/services/sanctions-lists.service.ts';
 import { createSanctionsListsRepo } from '../../src/storage/sanctions-lists.repo.ts';
@@ -249,6 +250,49 @@ describe('wallet screening against the held sanctions lists (real OFAC and UN da
     assert.equal(again.rolled_back_from, null);
   });
 
+  it("takes an OFAC CSV set's file date for a first import only, and records where a date came from", async () => {
+    // Held: the 2021 set imported again above. A copy of the 2025 set dated by its file alone is
+    // refused, whatever that date: a fresh copy of an old set is dated today, a newer set restored
+    // with cp -p keeps an old date. The override changes nothing; the operator must give the date.
+    const { files } = readListFiles('ofac', fixturePath('ofac_sdn/tiny_2025'));
+    const held = (await t.deps.commands('lists.status', {}, 'test')) as {
+      lists: Array<{ source: string; version: number; published_at: string }>;
+    };
+    const ofac = held.lists.find((l) => l.source === 'ofac')!;
+    assert.equal(ofac.published_at, '2021-07-07');
+    for (const [file_date, allow_older] of [
+      ['2026-01-05', false],
+      ['2020-01-01', false],
+      ['2020-01-01', true],
+    ] as const)
+      await assert.rejects(
+        t.deps.commands('lists.import', { source: 'ofac', files, file_date, allow_older }, 'test'),
+        (e: Error & { code?: string; status?: number }) =>
+          e.code === 'INVALID_TRANSITION' &&
+          e.status === 409 &&
+          e.message ===
+            `ofac: sdn.csv carries no publication date (the OFAC CSV set carries none) and an ofac list is held (published 2021-07-07): give it with --published-at YYYY-MM-DD; the file's modification date (${file_date}) dates only a first import`,
+      );
+    const kept = (await t.deps.commands('lists.status', {}, 'test')) as typeof held;
+    assert.deepEqual(
+      kept.lists.find((l) => l.source === 'ofac'),
+      ofac,
+    );
+    // Given by the operator, the date is taken, and the answer and the audit event say whose it is.
+    const dated = (await t.deps.commands(
+      'lists.import',
+      { source: 'ofac', files, file_date: '2020-01-01', published_at: '2025-05-16' },
+      'test',
+    )) as { version: number; published_at: string; published_at_from: string; rolled_back_from: null };
+    assert.deepEqual(
+      [dated.version, dated.published_at, dated.published_at_from, dated.rolled_back_from],
+      [ofac.version + 1, '2025-05-16', 'operator', null],
+    );
+    const row = (await t.deps.operatorAudit.list({ subject: 'ofac' })).at(-1)!;
+    assert.equal(row.detail.version, dated.version);
+    assert.equal(row.detail.published_at_from, 'operator');
+  });
+
   it('another instance answers from an import within its refresh interval, without a query per request', async () => {
     const repo = createSanctionsListsRepo(t.deps.db);
     let clock = 1_000_000;
@@ -282,6 +326,11 @@ describe('wallet screening against the held sanctions lists (real OFAC and UN da
   it('imports the OFAC sdn.xml format, with its publication date', async () => {
     const r = await importList(t, 'ofac', fixturePath('ofac_xml/sdn_sample.xml'));
     assert.equal(r.published_at, '2025-05-16');
+    assert.equal((r as typeof r & { published_at_from: string }).published_at_from, 'file');
+    assert.equal(
+      (await t.deps.operatorAudit.list({ subject: 'ofac' })).at(-1)!.detail.published_at_from,
+      'file',
+    );
     assert.ok(r.entries >= 3);
     const s = await screen('1B64QRxfaa35MVkf7sDjuGUYAP5izQt7Qi', 'bitcoin');
     assert.equal(s.risk_profile.sanctions_matches[0]?.name, 'SUEX OTC, S.R.O.');

@@ -19,7 +19,7 @@ describe('publication dates of a list', () => {
       assert.equal(normalizePublishedAt(bad), undefined, bad);
   });
 
-  test('compares instants, and a date alone by its day', () => {
+  test('compares instants, and a date alone by its day in any time zone', () => {
     assert.equal(publishedBefore('2021-07-07', '2025-06-20'), true);
     assert.equal(publishedBefore('2025-06-20', '2025-06-20'), false);
     assert.equal(publishedBefore('2025-06-21', '2025-06-20'), false);
@@ -29,9 +29,18 @@ describe('publication dates of a list', () => {
     // A date says nothing of the hour: the same day is no older, either way round.
     assert.equal(publishedBefore('2025-10-01', '2025-10-01T23:00:00Z'), false);
     assert.equal(publishedBefore('2025-10-01T00:00:01Z', '2025-10-01'), false);
-    assert.equal(publishedBefore('2025-09-30T23:59:59Z', '2025-10-01'), true);
-    // The offset decides the day: 2025-10-01T01:00+02:00 is 2025-09-30 in UTC.
-    assert.equal(publishedBefore('2025-10-01T01:00:00+02:00', '2025-10-01'), true);
+    // Nor of its time zone: its day may begin at UTC+14 and end at UTC-12. A Brussels 2 October
+    // (1 October in UTC) is no older than a 2 October date, and no newer either.
+    assert.equal(publishedBefore('2025-10-02T01:30:00+02:00', '2025-10-02'), false);
+    assert.equal(publishedBefore('2025-10-02', '2025-10-02T01:30:00+02:00'), false);
+    assert.equal(publishedBefore('2025-09-30T23:59:59Z', '2025-10-01'), false);
+    assert.equal(publishedBefore('2025-09-30T10:00:00Z', '2025-10-01'), false);
+    assert.equal(publishedBefore('2025-09-30T09:59:59Z', '2025-10-01'), true);
+    assert.equal(publishedBefore('2025-10-01', '2025-10-02T11:59:59Z'), false);
+    assert.equal(publishedBefore('2025-10-01', '2025-10-02T12:00:00Z'), true);
+    // Dates alone compare by day, date-times as instants.
+    assert.equal(publishedBefore('2025-09-30', '2025-10-01'), true);
+    assert.equal(publishedBefore('2025-10-01T00:00:00Z', '2025-10-01T00:00:01Z'), true);
     // A held date that cannot be read gives nothing to compare with.
     assert.equal(publishedBefore('2021-07-07', 'unknown'), false);
   });

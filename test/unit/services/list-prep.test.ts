@@ -4,7 +4,7 @@ import { ListFormatError } from '../../../src/domain/screening/index.ts';
 import { AppError } from '../../../src/errors.ts';
 import { type ListImportRequest, prepareList } from '../../../src/services/list-prep.ts';
 import { prepareListOffThread } from '../../../src/services/list-prep-thread.ts';
-import { admitPublication } from '../../../src/services/sanctions-lists.service.ts';
+import { admitFileDate, admitPublication } from '../../../src/services/sanctions-lists.service.ts';
 import { fixtureText } from '../screening/fixtures.ts';
 
 const ofac: ListImportRequest = {
@@ -118,6 +118,59 @@ describe('what an import holds and refuses', () => {
     );
   });
 
+  test('where the date comes from: the file, else the operator, else the file date', () => {
+    const from = (req: ListImportRequest) => {
+      const p = prepareList(req);
+      return [p.published_at, p.published_at_from, p.undated];
+    };
+    assert.deepEqual(from(ofac), ['2021-07-07', 'operator', null]);
+    assert.deepEqual(from({ ...ofac, file_date: '2026-01-05' }), ['2021-07-07', 'operator', null]);
+    // The CSV set states none: its file date stands in, marked so (the service takes it only when
+    // no ofac list is held).
+    assert.deepEqual(from({ ...ofac, published_at: null, file_date: '2026-01-05' }), [
+      '2026-01-05',
+      'file_date',
+      'sdn.csv carries no publication date (the OFAC CSV set carries none)',
+    ]);
+    assert.deepEqual(from({ ...un, file_date: '2026-01-05' }), ['2026-02-27T00:00:09.554Z', 'file', null]);
+    refused(
+      { ...ofac, published_at: null, file_date: '2026-13-05' },
+      'ofac: file_date "2026-13-05" is not an ISO 8601 date',
+    );
+  });
+
+  test("an operator's date the file contradicts is warned of; the file's own is held", () => {
+    const given = prepareList({ ...eu, published_at: '2025-06-01' });
+    assert.equal(given.published_at, '2025-06-20T16:30:04.123Z');
+    assert.equal(given.published_at_from, 'file');
+    const warning =
+      'eu: eu.xml states its publication date (2025-06-20T16:30:04.123Z), which is held; --published-at 2025-06-01 was not used';
+    assert.ok(given.warnings.includes(warning), JSON.stringify(given.warnings));
+    assert.equal(given.warning_count, prepareList(eu).warning_count + 1);
+    // The same publication (a date the same day, the instant in another offset) is no contradiction.
+    for (const same of ['2025-06-20', '2025-06-20T18:30:04.123+02:00'])
+      assert.deepEqual(prepareList({ ...eu, published_at: same }).warnings, prepareList(eu).warnings, same);
+  });
+
+  test('names from the file and unexpected file names are escaped in warnings and errors', () => {
+    const sdn = [
+      '36,"BAD\u001b[31mNAME",individual,"CYBER2",-0- ,-0- ,-0- ,-0- ,-0- ,-0- ,-0- ,"Digital Currency Address - ETH 0x12\u0007;"',
+      '',
+    ].join('\r\n');
+    const p = prepareList({
+      source: 'ofac',
+      files: [{ name: 'sdn.csv', content: sdn }],
+      published_at: '2025-01-01',
+    });
+    assert.deepEqual(p.warnings, [
+      'ofac: entry 36 (BAD\\u001b[31mNAME) lists ETH address "0x12\\u0007", not a valid EVM address (EVM address must be 0x followed by 40 hex digits): it can never match and is not screened',
+    ]);
+    refused(
+      { ...ofac, files: [...ofac.files, { name: 'dir/x\u001b[2J.csv', content: 'a' }] },
+      'ofac: unexpected file x\\u001b[2J.csv beside sdn.csv (expected add.csv, alt.csv, sdn_comments.csv)',
+    );
+  });
+
   test('errors name the file given; an empty file says it is empty; binary content is no text', () => {
     refused(
       { source: 'ofac', files: [{ name: '/tmp/x/empty.xml', content: '' }] },
@@ -149,6 +202,35 @@ describe('what an import holds and refuses', () => {
   });
 });
 
+describe('an import dated only by its file', () => {
+  const list = {
+    source: 'ofac' as const,
+    published_at: '2026-01-05',
+    published_at_from: 'file_date' as const,
+    undated: 'sdn.csv carries no publication date (the OFAC CSV set carries none)',
+  };
+  test('is taken as the first list of its source, and refused over a held one', () => {
+    assert.doesNotThrow(() => admitFileDate(list, undefined));
+    for (const [held, named] of [
+      ['2025-06-20', 'published 2025-06-20'],
+      ['2027-01-01', 'published 2027-01-01'],
+      [null, 'undated'],
+    ] as const)
+      assert.throws(
+        () => admitFileDate(list, held),
+        (err: Error) =>
+          err instanceof AppError &&
+          err.status === 409 &&
+          err.message ===
+            `ofac: sdn.csv carries no publication date (the OFAC CSV set carries none) and an ofac list is held (${named}): give it with --published-at YYYY-MM-DD; the file's modification date (2026-01-05) dates only a first import`,
+      );
+    for (const from of ['file', 'operator'] as const)
+      assert.doesNotThrow(() =>
+        admitFileDate({ ...list, published_at_from: from, undated: null }, '2025-06-20'),
+      );
+  });
+});
+
 describe('an import over a newer held list', () => {
   test('is refused with both dates and the override, unless allowed; the same day is no older', () => {
     assert.throws(
@@ -164,6 +246,8 @@ describe('an import over a newer held list', () => {
     assert.equal(admitPublication('ofac', '2025-06-21', '2025-06-20', false), null);
     assert.equal(admitPublication('ofac', '2021-07-07', undefined, false), null);
     assert.equal(admitPublication('ofac', '2021-07-07', null, false), null);
+    // A date alone may be of any time zone: a Brussels 2 October (1 October in UTC) is not older.
+    assert.equal(admitPublication('eu', '2025-10-01T23:30:00.000Z', '2025-10-02', false), null);
     // A held date-time with its offset (held before dates were normalised) is named in UTC.
     assert.throws(
       () => admitPublication('eu', '2025-10-01T07:00:00.000Z', '2025-10-01T10:00:00.000+02:00', false),

@@ -17,16 +17,26 @@ export function normalizePublishedAt(value: string): string | undefined {
   return DATE_ONLY.test(v) ? v : at.toISOString();
 }
 
+/** How far from UTC a calendar day may lie: it begins at UTC+14 and ends at UTC−12. */
+const DAY_STARTS_BEFORE_UTC_MS = 14 * 3_600_000;
+const DAY_ENDS_AFTER_UTC_MS = (24 + 12) * 3_600_000;
+
 /**
- * Whether publication `a` is older than `b`. Date-times compare as instants; a date alone says
- * nothing of the hour, so against it only the (UTC) day counts: the same day is no older. False
- * when either is unreadable (a list held before dates were checked): nothing to compare.
+ * Whether publication `a` is older than `b`. Date-times compare as instants, dates as days. A date
+ * alone says nothing of the hour nor of the time zone it was written in: against a date-time it is
+ * older only when its day had ended everywhere (UTC−12) by that instant, and the date-time is older
+ * only when it came before the day began anywhere (UTC+14). So an EU 2025-10-02T01:30+02:00 (a
+ * Brussels 2 October, 1 October in UTC) is no older than a held 2025-10-02. False when either is
+ * unreadable (a list held before dates were checked): nothing to compare.
  */
 export function publishedBefore(a: string, b: string): boolean {
   const x = parseIsoInstant(a.trim());
   const y = parseIsoInstant(b.trim());
   if (x === undefined || y === undefined) return false;
-  if (DATE_ONLY.test(a.trim()) || DATE_ONLY.test(b.trim()))
-    return x.toISOString().slice(0, 10) < y.toISOString().slice(0, 10);
+  const aDay = DATE_ONLY.test(a.trim());
+  const bDay = DATE_ONLY.test(b.trim());
+  if (aDay && bDay) return x.getTime() < y.getTime();
+  if (aDay) return x.getTime() + DAY_ENDS_AFTER_UTC_MS <= y.getTime();
+  if (bDay) return x.getTime() < y.getTime() - DAY_STARTS_BEFORE_UTC_MS;
   return x.getTime() < y.getTime();
 }

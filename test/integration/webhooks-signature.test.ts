@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
+import net, { type AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
+import { setTimeout as delay } from 'node:timers/promises';
 import fc from 'fast-check';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
@@ -415,6 +418,37 @@ describe('webhook sources behind a proxy, and what is given back', () => {
       ),
       [401, 401, 429],
     );
+  });
+
+  it('a delivery whose sender gave up before its answer is given back all the same', async () => {
+    const intake = t.deps.webhookIntake;
+    const accept = intake.accept;
+    // A slow store: the sender's client times out after sending the whole delivery.
+    intake.accept = async (...args) => {
+      await new Promise((r) => setTimeout(r, 300));
+      return accept(...args);
+    };
+    try {
+      await t.app.listen({ port: 0, host: '127.0.0.1' });
+      const { port } = t.app.server.address() as AddressInfo;
+      for (let i = 0; i < 3; i++) {
+        const req = signed('txmon-a', SECRET, vendorBody('txmon-a'));
+        const body = String(req.payload);
+        const socket = net.connect(port, '127.0.0.1');
+        await once(socket, 'connect');
+        socket.write(
+          `POST ${req.url} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nX-Forwarded-For: 192.0.2.30\r\n` +
+            `X-Signature-256: ${(req.headers as Record<string, string>)['x-signature-256']}\r\n` +
+            `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+        );
+        await delay(50);
+        socket.destroy();
+      }
+      await delay(500);
+    } finally {
+      intake.accept = accept;
+    }
+    assert.equal((await via('192.0.2.30')).statusCode, 401, 'heard: the three were given back');
   });
 
   it('a delivery refused after its signature verified is given back, whatever refused it', async () => {

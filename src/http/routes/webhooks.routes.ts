@@ -109,11 +109,18 @@ export const webhookRoutes =
   async (app) => {
     // This plugin's own body parser: nothing is parsed before the signature is checked.
     registerRawBody(app);
-    /** Deliveries counted against their source whose count is to be given back when answered. */
-    const admitted = new WeakSet<FastifyRequest>();
-    const giveBack = async (req: FastifyRequest, kind: WebhookKind) => {
-      if (!admitted.delete(req)) return;
-      await deps.intake.verified(sourceOf(req), kind).catch((e: unknown) => {
+    /**
+     * Deliveries counted against their source, to be given back when their response closes, with
+     * the end of the window they were counted in: given back in a later window, a count would go
+     * below zero there and grant a forger extra attempts.
+     */
+    const admitted = new WeakMap<FastifyRequest, { source: string; until: number }>();
+    const giveBack = (req: FastifyRequest, kind: WebhookKind) => {
+      const admission = admitted.get(req);
+      if (!admission) return;
+      admitted.delete(req);
+      if (Date.now() >= admission.until) return;
+      deps.intake.verified(admission.source, kind).catch((e: unknown) => {
         req.log.warn({ err: e }, 'webhook source count not given back');
       });
     };
@@ -148,19 +155,21 @@ export const webhookRoutes =
           },
           onRequest: async (req, reply) => {
             // Every response carries this decision's headers until the vendor limits' replace it.
-            const unverified = await deps.intake.admitUnverified(sourceOf(req), kind);
+            const source = sourceOf(req);
+            const unverified = await deps.intake.admitUnverified(source, kind);
             setRateLimitHeaders(reply, unverified);
             if (!unverified.allowed) {
               deps.onRejected?.('webhook:unverified');
               throw rateLimitError(unverified);
             }
-            admitted.add(req);
+            // Whatever becomes of an admitted delivery but a failed signature (stored, refused for
+            // its JSON or a vendor limit, too large, the store lost, the sender gone before or after
+            // its answer), its count is given back when its response closes, which it always does:
+            // the count is of failed signatures and deliveries in flight.
+            admitted.set(req, { source, until: unverified.resetAt });
+            if (reply.raw.closed || req.raw.destroyed) giveBack(req, kind);
+            else reply.raw.once('close', () => giveBack(req, kind));
           },
-          // Whatever became of an admitted delivery but a failed signature (stored, refused for its
-          // JSON or a vendor limit, too large, the store lost, the sender gone), its count is given
-          // back once it is answered: the count is of failed signatures and deliveries in flight.
-          onResponse: async (req) => giveBack(req, kind),
-          onRequestAbort: async (req) => giveBack(req, kind),
           schema: {
             tags: ['webhooks'],
             summary: `Receive a ${kind} vendor webhook`,

@@ -82,6 +82,11 @@ describe('mica lists import (the CLI, spawned)', () => {
     // The CSV set carries no date: on a first import the file's date stands in unless one is given.
     assert.equal(out.published_at, '2021-07-07');
     assert.equal(out.published_at_from, 'file_date');
+    // Said, with how to put it right should the publication be older than the copy.
+    assert.match(
+      out.warnings[0],
+      /dated by the file's modification date \(2021-07-07\).*--published-at <its date> --allow-older/,
+    );
   });
 
   it('takes sdn.csv itself (its companions are read beside it) and an explicit publication date', async () => {

@@ -184,7 +184,14 @@ function publicationDate(
   }
   if (fileDate !== null) {
     const normal = normalizePublishedAt(fileDate);
-    if (normal !== undefined) return { published_at: normal, from: 'file_date' };
+    if (normal !== undefined) {
+      // The copy's date stands for the publication's: a true, earlier one given later reads as a
+      // roll-back. Said with the import, with how to put it right.
+      warnings.unshift(
+        `${source}: dated by the file's modification date (${normal}), the files stating none; if the publication is older, import it again with --published-at <its date> --allow-older (an earlier date is otherwise refused as a roll-back)`,
+      );
+      return { published_at: normal, from: 'file_date' };
+    }
     throw new ListFormatError(`${source}: file_date ${quoted(fileDate)} is not an ISO 8601 date`);
   }
   throw new ListFormatError(`${source}: ${undatedPhrase(list)}; give it with --published-at YYYY-MM-DD`);

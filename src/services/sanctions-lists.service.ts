@@ -201,17 +201,6 @@ export function createSanctionsListsService(deps: {
         if (err instanceof ListFormatError) throw new AppError('INVALID_REQUEST', err.message);
         throw err;
       }
-      // The copy's date stands for the publication's: a true, earlier one given later reads as a
-      // roll-back. Said with the import, with how to put it right.
-      if (list.published_at_from === 'file_date')
-        list = {
-          ...list,
-          warnings: [
-            `${list.source}: dated by the file's modification date (${list.published_at}), the files stating none; if the publication is older, import it again with --published-at <its date> --allow-older (an earlier date is otherwise refused as a roll-back)`,
-            ...list.warnings,
-          ],
-          warning_count: list.warning_count + 1,
-        };
       // Shown in the answer and the audit event: where the date came from, and a roll-back is
       // never silent.
       const override = {

@@ -63,7 +63,7 @@ const EnvSchema = Type.Object({
   /** Webhook limits of the spec: all kinds together, and each vendor kind (CONTRACT: 1,000 and 500 per minute). */
   WEBHOOK_RATE_LIMIT_PER_MINUTE: Type.Integer({ minimum: 1, default: 1000 }),
   WEBHOOK_RATE_LIMIT_PER_KIND_PER_MINUTE: Type.Integer({ minimum: 1, default: 500 }),
-  /** Deliveries of a kind failing their signature, per source (IPv6: per /64) and minute, before it is refused unheard. */
+  /** Deliveries of a kind not verified (failed signatures, and those in flight), per source (IPv6: per /64) and minute, before it is refused unheard. */
   WEBHOOK_UNVERIFIED_PER_MINUTE: Type.Integer({ minimum: 1, default: 100 }),
   /**
    * Which proxies in front of the service to believe about the client's address (X-Forwarded-For):

@@ -84,7 +84,7 @@ export function createWebhookIntakeService(deps: {
   limits: {
     perMinute: number;
     perKindPerMinute: number;
-    /** Deliveries failing their signature, per source address and minute, before it is refused unheard. */
+    /** Deliveries of a kind not verified (failed, or in flight), per source and minute, before it is refused unheard. */
     unverifiedPerMinute: number;
   };
   /** Creation batches in flight at once. */
@@ -373,8 +373,8 @@ export function createWebhookIntakeService(deps: {
   return {
     /**
      * Counts a delivery against its source's limit of unverified deliveries of this kind, before its
-     * body is read; given back once its signature verifies (verified). So the count is of failed
-     * signatures (and of deliveries in flight), and past the limit a source is refused before any
+     * body is read; given back (releaseUnverified) once answered unless its signature failed. So the
+     * count is of failed signatures and deliveries in flight, and past the limit a source is refused before any
      * signature is computed: forged traffic costs neither HMAC work (one per registered secret of
      * the kind) nor the vendors' quotas. Counted per kind, so a kind a vendor has not registered
      * yet does not shut out its others.
@@ -383,8 +383,8 @@ export function createWebhookIntakeService(deps: {
       return deps.limiter.check(unverifiedKey(source, kind), { per_minute: deps.limits.unverifiedPerMinute });
     },
 
-    /** Gives back what admitUnverified counted, for a delivery whose signature verified. */
-    verified(source: string, kind: WebhookKind): Promise<void> {
+    /** Gives back what admitUnverified counted, for a delivery whose signature did not fail. */
+    releaseUnverified(source: string, kind: WebhookKind): Promise<void> {
       return deps.limiter.release(unverifiedKey(source, kind));
     },
 

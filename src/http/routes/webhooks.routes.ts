@@ -120,7 +120,7 @@ export const webhookRoutes =
       if (!admission) return;
       admitted.delete(req);
       if (Date.now() >= admission.until) return;
-      deps.intake.verified(admission.source, kind).catch((e: unknown) => {
+      deps.intake.releaseUnverified(admission.source, kind).catch((e: unknown) => {
         req.log.warn({ err: e }, 'webhook source count not given back');
       });
     };

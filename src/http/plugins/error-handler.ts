@@ -172,9 +172,33 @@ export function clientErrorHandler(err: Error & { code?: string }, socket: Duple
   socket.destroy(err);
 }
 
+/** How much of a refused body is still read (and dropped) so that its 413 reaches the client. */
+export const REFUSED_BODY_DRAIN_BYTES = 64 * 1_048_576;
+
+/**
+ * Fastify closes the connection after a body it refuses, with the rest of the upload unread: the
+ * kernel then resets it, and a client that sends its whole body before reading the answer (curl,
+ * most HTTP libraries) gets a broken pipe instead of the 413. So the rest is read and dropped, and
+ * the connection stays open, up to REFUSED_BODY_DRAIN_BYTES more; past that it is cut.
+ */
+function drainRefusedBody(req: FastifyRequest, reply: FastifyReply): void {
+  const raw = req.raw;
+  if (raw.complete || raw.destroyed) return;
+  const declared = Number(req.headers['content-length']);
+  if (declared > REFUSED_BODY_DRAIN_BYTES) return;
+  let read = 0;
+  raw.on('data', (chunk: Buffer) => {
+    read += chunk.length;
+    if (read > REFUSED_BODY_DRAIN_BYTES) raw.socket.destroy();
+  });
+  raw.resume();
+  reply.header('connection', 'keep-alive');
+}
+
 export function registerErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error, req, reply) => {
     const appErr = toAppError(error, req.routeOptions.bodyLimit);
+    if ((error as FastifyError).code === 'FST_ERR_CTP_BODY_TOO_LARGE') drainRefusedBody(req, reply);
     // A 503 (store lost, draining, vendor unavailable) is a condition, not a bug: one line, no stack.
     if (appErr.status === 503)
       req.log.warn({ code: appErr.code, cause: (error as Error).message }, 'request refused: unavailable');

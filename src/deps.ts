@@ -111,6 +111,7 @@ export async function createDeps(
   let lastFallbackLog = 0;
   const rateLimiter = createRateLimitService({
     redis: redisCache?.client,
+    health: redisCache?.health,
     onFallback: (err) => {
       metrics.rateLimitFallbacks.inc();
       // One line per minute is enough to tell an operator the shared limiter is down.

@@ -5,6 +5,7 @@ import {
   RateLimiterRedis,
   type RateLimiterRes,
 } from 'rate-limiter-flexible';
+import type { RedisHealth } from '../cache/redis-health.ts';
 
 /** A client's (or a webhook scope's) limits; burst and day are optional. */
 export interface Limits {
@@ -53,32 +54,42 @@ const NO_LIMIT = Number.MAX_SAFE_INTEGER;
  * Fixed-window counters in Redis when configured (so instances share them), else in process, one
  * per window length. If Redis fails, the count is taken by an in-process counter of the same window
  * instead of failing the request; that fallback is reported through onFallback.
+ *
+ * The in-process counter counts every request of this instance, also while Redis answers: when
+ * Redis fails mid-window (or a burst makes its replies late), the fallback goes on from this
+ * instance's own count instead of granting a fresh allowance per instance on top of what Redis
+ * already granted.
  */
 export function createRateLimitService(deps: {
   redis?: Redis;
+  /** Tells when the Redis connection is away (a command would fail or wait), and learns of timeouts. */
+  health?: RedisHealth;
   onFallback?: (err: unknown) => void;
   prefix?: string;
+  /** The shared counter of a window (tests); RateLimiterRedis on `redis` by default. */
+  shared?: (opts: { points: number; duration: number; keyPrefix: string }) => RateLimiterAbstract;
 }) {
-  const counters = new Map<number, { primary: RateLimiterAbstract; fallback: RateLimiterMemory }>();
+  const counters = new Map<number, { primary?: RateLimiterAbstract; local: RateLimiterMemory }>();
   const prefix = deps.prefix ?? 'mica:rl';
-
-  function counter(duration: number) {
-    let c = counters.get(duration);
-    if (!c) {
-      const keyPrefix = `${prefix}:${duration}s`;
-      const fallback = new RateLimiterMemory({ points: NO_LIMIT, duration, keyPrefix });
-      const primary = deps.redis
-        ? new RateLimiterRedis({
-            storeClient: deps.redis,
-            points: NO_LIMIT,
-            duration,
-            keyPrefix,
+  const redis = deps.redis;
+  const shared =
+    deps.shared ??
+    (redis
+      ? (opts: { points: number; duration: number; keyPrefix: string }) =>
+          new RateLimiterRedis({
+            storeClient: redis,
+            ...opts,
             useRedisPackage: false,
             // Decide in process at once while Redis is away, instead of queueing behind reconnects.
             rejectIfRedisNotReady: true,
           })
-        : fallback;
-      c = { primary, fallback };
+      : undefined);
+
+  function counter(duration: number) {
+    let c = counters.get(duration);
+    if (!c) {
+      const opts = { points: NO_LIMIT, duration, keyPrefix: `${prefix}:${duration}s` };
+      c = { primary: shared?.(opts), local: new RateLimiterMemory(opts) };
       counters.set(duration, c);
     }
     return c;
@@ -89,16 +100,27 @@ export function createRateLimitService(deps: {
     msBeforeNext: res.msBeforeNext,
   });
 
+  /** A shared-store operation, or its failure: reported, and a timeout marks Redis as not answering. */
+  async function onShared<T>(op: () => Promise<T>): Promise<{ ok: true; value: T } | { ok: false }> {
+    try {
+      deps.health?.check();
+      return { ok: true, value: await op() };
+    } catch (e) {
+      deps.health?.failed(e);
+      deps.onFallback?.(e);
+      return { ok: false };
+    }
+  }
+
   /** Counts one request in a window; a store failure falls back to the in-process counter. */
   async function take(duration: number, key: string): Promise<Count> {
     const c = counter(duration);
-    try {
-      return countOf(await c.primary.consume(key));
-    } catch (e) {
-      if (c.primary === c.fallback) throw e;
-      deps.onFallback?.(e);
-      return countOf(await c.fallback.consume(key));
-    }
+    const local = c.local.consume(key);
+    if (!c.primary) return countOf(await local);
+    const primary = c.primary;
+    const shared = await onShared(() => primary.consume(key));
+    const own = await local;
+    return countOf(shared.ok ? shared.value : own);
   }
 
   /**
@@ -107,18 +129,13 @@ export function createRateLimitService(deps: {
    */
   async function peek(duration: number, key: string): Promise<Count | null> {
     const c = counter(duration);
+    const primary = c.primary;
+    const shared = primary ? await onShared(() => primary.get(key)) : ({ ok: false } as const);
     try {
-      const res = await c.primary.get(key);
+      const res = shared.ok ? shared.value : await c.local.get(key);
       return res ? countOf(res) : null;
-    } catch (e) {
-      if (c.primary === c.fallback) return null;
-      deps.onFallback?.(e);
-      try {
-        const res = await c.fallback.get(key);
-        return res ? countOf(res) : null;
-      } catch {
-        return null;
-      }
+    } catch {
+      return null;
     }
   }
 
@@ -129,13 +146,9 @@ export function createRateLimitService(deps: {
      */
     async release(key: string): Promise<void> {
       const c = counter(60);
-      try {
-        await c.primary.reward(key, 1);
-      } catch (e) {
-        if (c.primary === c.fallback) throw e;
-        deps.onFallback?.(e);
-        await c.fallback.reward(key, 1);
-      }
+      await c.local.reward(key, 1);
+      const primary = c.primary;
+      if (primary) await onShared(() => primary.reward(key, 1));
     },
 
     /** Counts one request against every window of `limits` for `key`. */

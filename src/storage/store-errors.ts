@@ -23,6 +23,11 @@ export function isStoreUnavailable(err: unknown): boolean {
   );
 }
 
+/** Redis away (lost, or not answering: see redis-health.ts): the shared cache, not the database. */
+export function isCacheUnavailable(err: unknown): boolean {
+  return /redis unavailable|Command timed out/i.test(messageOf(err));
+}
+
 /**
  * A connection refused or never made: no statement reached the store. Otherwise (a connection cut
  * while a statement was in flight) the store may have committed it without the acknowledgement

@@ -1,4 +1,5 @@
 import { Redis } from 'ioredis';
+import { createRedisHealth } from '../cache/redis-health.ts';
 import { type BreakerRecord, type BreakerStore, newRecord } from './breaker.ts';
 
 // The transitions of breaker.ts (admit, settle) as Lua scripts, so that several instances share
@@ -76,9 +77,15 @@ export function createRedisBreakerStore(url: string): BreakerStore {
   }) as Scripted;
   // Only a lost connection fails at once: while the first connection is being made, commands wait
   // for it, so that instances starting together share their breakers from the first screening.
-  const ready = () => {
-    if (LOST.has(client.status)) throw new Error(`redis unavailable (${client.status})`);
-  };
+  // A Redis that stops answering on an open connection is held away after one timeout
+  // (redis-health.ts), so screenings do not each wait for it.
+  const health = createRedisHealth(client, (status) => LOST.has(status));
+  const ready = () => health.check();
+  const watched = <T>(p: Promise<T>): Promise<T> =>
+    p.catch((err: unknown) => {
+      health.failed(err);
+      throw err;
+    });
   // Errors surface as failed commands; without a listener ioredis would also log them.
   client.on('error', () => {});
   client.defineCommand('breakerAdmitAll', { lua: ADMIT_ALL });
@@ -87,19 +94,21 @@ export function createRedisBreakerStore(url: string): BreakerStore {
   return {
     async admitAll(keys, now, opts) {
       ready();
-      const res = await client.breakerAdmitAll(keys.length, ...keys, now, opts.recoveryMs);
+      const res = await watched(client.breakerAdmitAll(keys.length, ...keys, now, opts.recoveryMs));
       if (Number(res[0]) === 1) return { ok: true, trials: keys.map((_, i) => Number(res[i + 1]) === 1) };
       return { ok: false, index: Number(res[1]) - 1, state: res[2] === 'OPEN' ? 'OPEN' : 'HALF_OPEN' };
     },
     async settle(key, outcome, trial, now, opts) {
       ready();
-      await client.breakerSettle(key, outcome, trial ? '1' : '0', now, opts.failureThreshold, TTL_MS);
+      await watched(
+        client.breakerSettle(key, outcome, trial ? '1' : '0', now, opts.failureThreshold, TTL_MS),
+      );
     },
     async read(keys) {
       ready();
       const pipe = client.pipeline();
       for (const k of keys) pipe.hgetall(k);
-      const res = (await pipe.exec()) ?? [];
+      const res = (await watched(pipe.exec())) ?? [];
       return res.map(([err, h]): BreakerRecord => {
         if (err) throw err;
         const v = h as Record<string, string>;

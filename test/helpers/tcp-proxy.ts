@@ -12,6 +12,14 @@ export interface TcpProxy {
   cut(): void;
   /** Connections are forwarded again. */
   restore(): void;
+  /**
+   * The server "freezes" (stopped process, partition that drops packets): connections stay open,
+   * but nothing goes through either way until thaw(), which delivers what was held, in order.
+   */
+  freeze(): void;
+  thaw(): void;
+  /** Data chunks the clients sent while frozen (held, not yet delivered), as text. */
+  heldFromClients(): string[];
   /** Connections accepted since start (to tell that a client reconnected). */
   accepted(): number;
   close(): Promise<void>;
@@ -24,6 +32,8 @@ export interface TcpProxy {
 export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
   const open = new Set<Socket>();
   let down = false;
+  let frozen = false;
+  let held: Array<{ to: Socket; chunk: Buffer; fromClient: boolean }> = [];
   let accepted = 0;
   const reset = (s: Socket) => {
     if (!s.destroyed) s.resetAndDestroy();
@@ -43,8 +53,13 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     };
     client.on('error', end).on('close', end);
     upstream.on('error', end).on('close', end);
-    client.pipe(upstream);
-    upstream.pipe(client);
+    const forward = (from: Socket, to: Socket, fromClient: boolean) =>
+      from.on('data', (chunk: Buffer) => {
+        if (frozen) held.push({ to, chunk, fromClient });
+        else to.write(chunk);
+      });
+    forward(client, upstream, true);
+    forward(upstream, client, false);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();
@@ -66,6 +81,16 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     restore() {
       down = false;
     },
+    freeze() {
+      frozen = true;
+    },
+    thaw() {
+      frozen = false;
+      const pending = held;
+      held = [];
+      for (const h of pending) if (!h.to.destroyed) h.to.write(h.chunk);
+    },
+    heldFromClients: () => held.filter((h) => h.fromClient).map((h) => h.chunk.toString('latin1')),
     accepted: () => accepted,
     async close() {
       down = true;

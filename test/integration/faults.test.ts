@@ -238,6 +238,8 @@ describe('faults against the real servers', { skip: !(TEST_DATABASE_URL && TEST_
     assert.equal(statsDuring.statusCode, 503, statsDuring.body);
     assert.deepEqual(Object.keys(statsDuring.json()).sort(), ['details', 'error', 'statusCode', 'type']);
     assert.deepEqual(statsDuring.json().details, { retry_after: 5 });
+    // It names the cache, not the database, as what is away.
+    assert.equal(statsDuring.json().error, 'The shared cache (Redis) is unavailable; retry later');
     const degraded = await ready();
     assert.equal(degraded.status, 200, 'a lost cache degrades the service; it does not take it out');
     assert.equal(degraded.body.status, 'degraded');
@@ -301,6 +303,33 @@ describe('faults against the real servers', { skip: !(TEST_DATABASE_URL && TEST_
     );
     const slowest = Math.max(...traffic.outcomes.filter((o) => o.phase === 'outage').map((o) => o.ms));
     process.stdout.write(`# redis fault: slowest evaluation during the outage ${slowest.toFixed(0)} ms\n`);
+  });
+
+  it('Redis frozen on an open connection: after one timeout no request waits on it, and it is used again once it answers', async () => {
+    // A stopped or partitioned Redis keeps the connection open; every command used to wait for its
+    // whole timeout, a second or more per request for the whole outage.
+    redis.freeze();
+    try {
+      // The first request's commands time out and mark Redis as not answering.
+      assert.equal((await evaluate()).statusCode, 200);
+      await until(
+        'readiness reports the cache away',
+        async () => (await ready()).body.checks.cache === 'unavailable',
+      );
+      const heldBefore = redis.heldFromClients().length;
+      for (let i = 0; i < 20; i++) assert.equal((await evaluate()).statusCode, 200);
+      const sent = redis
+        .heldFromClients()
+        .slice(heldBefore)
+        .filter((chunk) => !/^\*1\r\n\$4\r\nPING\r\n$/i.test(chunk));
+      assert.deepEqual(sent, [], 'nothing but the probe was sent to the frozen Redis');
+    } finally {
+      redis.thaw();
+    }
+    await until('the cache answers again', async () => (await ready()).body.status === 'ready');
+    const fallbacks = await metric('mica_rate_limit_fallback_total');
+    for (let i = 0; i < 5; i++) assert.equal((await evaluate()).statusCode, 200);
+    assert.equal(await metric('mica_rate_limit_fallback_total'), fallbacks, 'limits are shared again');
   });
 });
 

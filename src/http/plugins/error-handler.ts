@@ -2,7 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, ERROR_CODES } from '../../errors.ts';
-import { isStoreUnavailable, neverReachedStore } from '../../storage/store-errors.ts';
+import { isCacheUnavailable, isStoreUnavailable, neverReachedStore } from '../../storage/store-errors.ts';
 import { describeAjvErrors } from '../validation.ts';
 
 export type ErrorFormat = 'nested' | 'flat' | 'webhook';
@@ -74,9 +74,12 @@ export function toAppError(err: unknown, bodyLimit?: number): AppError {
   if (isStoreUnavailable(err))
     return new AppError(
       'SERVICE_UNAVAILABLE',
-      neverReachedStore(err)
-        ? 'Storage is unavailable; nothing was recorded, retry later'
-        : 'Storage connection was lost; whether this request was recorded is unknown, retry later',
+      // Only the cache's own endpoints reach Redis without a fallback; the database is not at fault.
+      isCacheUnavailable(err)
+        ? 'The shared cache (Redis) is unavailable; retry later'
+        : neverReachedStore(err)
+          ? 'Storage is unavailable; nothing was recorded, retry later'
+          : 'Storage connection was lost; whether this request was recorded is unknown, retry later',
       // In the body too, as a vendor's 503 has it: a client reading the flat format's VENDOR
       // type (the contract's only 503 type) finds when to retry where it looks for it.
       { retry_after: STORE_RETRY_AFTER_S },

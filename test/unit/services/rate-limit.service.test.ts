@@ -83,3 +83,69 @@ describe('rate-limit service: the day scope', () => {
     dead.disconnect();
   });
 });
+
+describe('rate-limit service: a shared store that fails mid-window', () => {
+  /** A shared counter (in memory here) that can be made to fail, as a Redis gone away or timing out. */
+  function flakyShared() {
+    const state = { down: false, calls: 0 };
+    const shared = (opts: { points: number; duration: number; keyPrefix: string }) => {
+      const real = new RateLimiterMemory({ ...opts, keyPrefix: `shared:${opts.keyPrefix}` });
+      const fail = async () => {
+        state.calls++;
+        throw new Error('Command timed out');
+      };
+      return new Proxy(real, {
+        get(target, prop, receiver) {
+          const v = Reflect.get(target, prop, receiver);
+          if (typeof v !== 'function') return v;
+          return (...args: unknown[]) => {
+            if (!state.down) return v.apply(target, args);
+            return fail();
+          };
+        },
+      });
+    };
+    return { state, shared };
+  }
+
+  it('the fallback goes on from this instance’s own count, not from a fresh allowance', async () => {
+    const { state, shared } = flakyShared();
+    let fallbacks = 0;
+    const limiter = createRateLimitService({
+      shared,
+      onFallback: () => fallbacks++,
+      prefix: `s${Date.now()}`,
+    });
+    const limits: Limits = { per_minute: 5, burst_per_minute: 5 };
+    const before = [];
+    for (let i = 0; i < 4; i++) before.push((await limiter.check('k', limits)).allowed);
+    assert.deepEqual(before, [true, true, true, true]);
+    state.down = true;
+    const during = [];
+    for (let i = 0; i < 4; i++) during.push((await limiter.check('k', limits)).allowed);
+    // Four were counted while the store answered: one more is left in this minute, not five.
+    assert.deepEqual(during, [true, false, false, false]);
+    assert.ok(fallbacks >= 4);
+  });
+
+  it('while the store is known to be away, it is not asked at all', async () => {
+    const { state, shared } = flakyShared();
+    let away = false;
+    const health = {
+      check() {
+        if (away) throw new Error('redis unavailable (not answering)');
+      },
+      failed(err: unknown) {
+        if (/timed out/.test((err as Error).message)) away = true;
+      },
+    };
+    const limiter = createRateLimitService({ shared, health, prefix: `h${Date.now()}` });
+    const limits: Limits = { per_minute: 100 };
+    state.down = true;
+    await limiter.check('k', limits);
+    assert.equal(state.calls, 1, 'the first call timed out');
+    assert.ok(away, 'and the timeout was reported');
+    for (let i = 0; i < 10; i++) assert.equal((await limiter.check('k', limits)).allowed, true);
+    assert.equal(state.calls, 1, 'no call waited on the store since');
+  });
+});

@@ -28,12 +28,14 @@ export function readCursor<T>(s: string, valid: (c: T) => boolean): T {
  * database and Date take; 2026-02-30 or year 275760 would fail the query).
  */
 const CURSOR_TIME =
-  /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2}):(\d{2})(?:\.\d{1,9})?(?:Z|[+-]\d{2}(?::?\d{2})?)$/;
+  /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2}):(\d{2})(?:\.\d{1,9})?(?:Z|[+-](\d{2})(?::?(\d{2}))?)$/;
 
 export function isCursorTime(v: unknown): v is string {
   if (typeof v !== 'string') return false;
   const m = CURSOR_TIME.exec(v);
   if (m === null) return false;
+  // An offset PostgreSQL takes: hours up to 15, minutes up to 59 (+16:00 is its error, not ours).
+  if (m[7] !== undefined && (Number(m[7]) > 15 || Number(m[8] ?? 0) > 59)) return false;
   const d = parseIsoInstant(`${m[1]}-${m[2]}-${m[3]}T${m[4]}:${m[5]}:${m[6]}Z`);
   return d !== undefined && isStorableInstant(d);
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type Actor, evaluatorIdOf } from '../domain/actor.ts';
 import { alertDueAt, caseDueAt } from '../domain/cases/due-dates.ts';
+import { findRule } from '../domain/rules/catalogue.ts';
 import { evaluateEvent, priorSumMatters, UnknownRuleError } from '../domain/rules/engine.ts';
 import type { ClientRuleSettings } from '../domain/rules/settings.ts';
 import { highestSeverity } from '../domain/rules/summary.ts';
@@ -48,6 +49,31 @@ function entityTypeOf(req: EvaluationRequest): string | null {
   if (req.trigger_type === 'periodic' && typeof req.data.customer_id === 'string') return 'customer';
   return DEFAULT_ENTITY[req.trigger_type];
 }
+
+/**
+ * The entity's id, for the audit rows: the caller's `trigger_entity_id`, else the context's own id
+ * in `data` (the spec: a transfer's id for travel_rule, the address for wallet_screen), so the
+ * audit finds the event by it whichever way it was sent.
+ */
+function entityIdOf(req: EvaluationRequest): string | null {
+  if (req.trigger_entity_id !== undefined) return req.trigger_entity_id;
+  const own =
+    req.trigger_type === 'travel_rule'
+      ? req.data.transfer_id
+      : req.trigger_type === 'wallet_screen'
+        ? req.data.wallet_address
+        : undefined;
+  return typeof own === 'string' && own !== '' ? own : null;
+}
+
+/** The entity types each context takes (the spec: "fixed per context"); a manual evaluation any. */
+const ENTITY_TYPES_OF: Partial<Record<string, readonly string[]>> = {
+  transaction: ['transaction'],
+  wallet_screen: ['wallet'],
+  travel_rule: ['transfer'],
+  periodic: ['governance', 'customer'],
+};
+const KNOWN_ENTITY_TYPES = new Set(Object.values(ENTITY_TYPES_OF).flat());
 
 /**
  * The customer an evaluation is about, for the audit rows and the alert: `customer_id`; for a
@@ -140,13 +166,41 @@ function followUpsOf(
   return { case: newCase, alert };
 }
 
-/** A wallet_screen event's address must be valid for its blockchain (CONTRACT §7), as in screening. */
-function checkWalletAddress(req: EvaluationRequest): void {
-  const { wallet_address: address, blockchain } = req.data;
-  if (req.trigger_type !== 'wallet_screen' || typeof address !== 'string' || !isChain(blockchain)) return;
-  const valid = validateAddress(blockchain, address);
-  if (valid.ok) return;
-  throw fieldError('data.wallet_address', valid.reason);
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/**
+ * What an evaluation request's schema cannot see, each as `<field>: <reason>`: an entity type
+ * that is not its context's, a wallet_screen address not valid for its blockchain (CONTRACT §7, as
+ * in screening), unknown rule ids of a manual selection. Read defensively, so that a body which also
+ * fails its schema gets these listed with the rest (CONTRACT §3: every problem at once).
+ */
+export function evaluationRequestProblems(body: unknown): string[] {
+  if (!isRecord(body)) return [];
+  const problems: string[] = [];
+  const { trigger_type: trigger, trigger_entity_type: entity } = body;
+  const data = isRecord(body.data) ? body.data : {};
+  const allowed = typeof trigger === 'string' ? ENTITY_TYPES_OF[trigger] : undefined;
+  // An entity type the schema knows, but not this context's (one it does not know, it reports).
+  if (typeof entity === 'string' && allowed && KNOWN_ENTITY_TYPES.has(entity) && !allowed.includes(entity))
+    problems.push(`trigger_entity_type: Must be one of: ${allowed.join(', ')} (for trigger_type ${trigger})`);
+  if (trigger === 'wallet_screen' && typeof data.wallet_address === 'string' && isChain(data.blockchain)) {
+    const valid = validateAddress(data.blockchain, data.wallet_address);
+    if (!valid.ok) problems.push(`data.wallet_address: ${valid.reason}`);
+  }
+  if (trigger === 'manual' && Array.isArray(data.rule_ids)) {
+    const ids = data.rule_ids.filter((id): id is string => typeof id === 'string');
+    const unknown = [...new Set(ids.filter((id) => findRule(id) === undefined))];
+    if (unknown.length > 0) problems.push(`data.rule_ids: Unknown rule ids: ${unknown.join(', ')}`);
+  }
+  return problems;
+}
+
+/** The 400 of evaluationRequestProblems: the first problem's field and reason, and all of them. */
+export function problemsError(problems: string[]): AppError {
+  const first = problems[0] ?? 'body: Invalid value';
+  const at = first.indexOf(': ');
+  return fieldError(first.slice(0, at), first.slice(at + 2), { errors: problems });
 }
 
 /** The engine's refusal of a manual selection is the caller's error (400), not ours. */
@@ -181,7 +235,8 @@ export function createEvaluationService(deps: {
      */
     async evaluate(principal: Principal, req: EvaluationRequest, by?: Actor, links?: { caseId?: string }) {
       const actor = by ?? { id: principal.keyId, name: null, key: true };
-      checkWalletAddress(req);
+      const problems = evaluationRequestProblems(req);
+      if (problems.length > 0) throw problemsError(problems);
       // A client the key does not own looks exactly like one that does not exist.
       const ctx = req.client_id === principal.clientId ? await deps.clientContext(req.client_id) : undefined;
       if (!ctx)
@@ -241,7 +296,7 @@ export function createEvaluationService(deps: {
           client_id: req.client_id,
           trigger_type: req.trigger_type,
           trigger_entity_type: entityTypeOf(req),
-          trigger_entity_id: req.trigger_entity_id ?? null,
+          trigger_entity_id: entityIdOf(req),
           customer_id: customer,
           evaluated_at: response.timestamp,
           rule_set_version: outcome.rule_set_version,

@@ -207,6 +207,73 @@ describe('evaluation errors (nested format, CONTRACT §3)', () => {
     );
   });
 
+  it('problems the schema cannot see are listed with the schema’s own, all at once', async () => {
+    // An address invalid for its chain, beside a score out of range.
+    let b = await expect400(
+      {
+        client_id: 'acme',
+        trigger_type: 'wallet_screen',
+        data: { wallet_address: 'x', blockchain: 'bitcoin', wallet_risk_score: -1 },
+      },
+      'data.wallet_risk_score',
+    );
+    assert.equal(b.error.details?.errors?.length, 2, JSON.stringify(b));
+    assert.match(b.error.details?.errors?.[1] ?? '', /^data\.wallet_address: /);
+    // Unknown rule ids, beside a negative amount.
+    b = await expect400(
+      { client_id: 'acme', trigger_type: 'manual', data: { rule_ids: ['BAD'], amount_eur: -1 } },
+      'data.amount_eur',
+    );
+    assert.deepEqual(b.error.details?.errors, [
+      'data.amount_eur: Must be >= 0',
+      'data.rule_ids: Unknown rule ids: BAD',
+    ]);
+    // Alone, such a problem is the first: its field and reason.
+    await expect400(
+      {
+        client_id: 'acme',
+        trigger_type: 'wallet_screen',
+        data: { wallet_address: 'x', blockchain: 'ethereum' },
+      },
+      'data.wallet_address',
+    );
+  });
+
+  it('trigger_entity_type is fixed per context (spec); a manual evaluation takes any', async () => {
+    for (const [trigger_type, entity, allowed] of [
+      ['periodic', 'wallet', 'governance, customer'],
+      ['transaction', 'wallet', 'transaction'],
+      ['travel_rule', 'transaction', 'transfer'],
+    ] as const) {
+      const b = await expect400(
+        { client_id: 'acme', trigger_type, trigger_entity_type: entity, data: {} },
+        'trigger_entity_type',
+      );
+      assert.ok(
+        b.error.details?.errors?.includes(
+          `trigger_entity_type: Must be one of: ${allowed} (for trigger_type ${trigger_type})`,
+        ),
+        JSON.stringify(b),
+      );
+    }
+    for (const entity of ['governance', 'customer']) {
+      const ok = await send({
+        client_id: 'acme',
+        trigger_type: 'periodic',
+        trigger_entity_type: entity,
+        data: {},
+      });
+      assert.equal(ok.statusCode, 200, ok.body);
+    }
+    const manual = await send({
+      client_id: 'acme',
+      trigger_type: 'manual',
+      trigger_entity_type: 'wallet',
+      data: { rule_ids: ['MICA-WAL-001'] },
+    });
+    assert.equal(manual.statusCode, 200, manual.body);
+  });
+
   it('a body that is not JSON, empty, an array or a scalar', async () => {
     const malformed = await expect400('{"client_id": "acme",', 'body');
     // Every problem is listed, also when the check found only one (CONTRACT §3).

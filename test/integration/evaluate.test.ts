@@ -282,6 +282,42 @@ describe('POST /api/mica/evaluate', () => {
     assert.equal(manual.json().rules_evaluated, 20);
   });
 
+  it('without trigger_entity_id, the audit names the transfer or wallet by its own id in data (spec)', async () => {
+    const transfer = await evaluate({
+      client_id: 'acme',
+      trigger_type: 'travel_rule',
+      data: {
+        transfer_id: 't-no-entity-id',
+        direction: 'outbound',
+        amount_eur: 50,
+        amount_crypto: 0.001,
+        transfer_type: 'external',
+        data_completeness: 'complete',
+        self_hosted_wallet: false,
+      },
+    });
+    assert.equal(transfer.statusCode, 200, transfer.body);
+    const address = 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq';
+    const wallet = await evaluate({
+      client_id: 'acme',
+      trigger_type: 'wallet_screen',
+      data: { wallet_address: address, blockchain: 'bitcoin' },
+    });
+    assert.equal(wallet.statusCode, 200, wallet.body);
+    for (const [res, id, type] of [
+      [transfer, 't-no-entity-id', 'transfer'],
+      [wallet, address, 'wallet'],
+    ] as const) {
+      const rows = await t.deps.db
+        .selectFrom('mica_rule_evaluations')
+        .select(['trigger_entity_id', 'trigger_entity_type'])
+        .distinct()
+        .where('evaluation_id', '=', res.json().evaluation_id)
+        .execute();
+      assert.deepEqual(rows, [{ trigger_entity_id: id, trigger_entity_type: type }]);
+    }
+  });
+
   it('returns a stored evaluation by id, as it was returned, and 404 for another client', async () => {
     const first = (
       await evaluate({ client_id: 'acme', trigger_type: 'periodic', data: { days_since_last_review: 400 } })

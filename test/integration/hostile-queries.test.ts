@@ -66,8 +66,14 @@ describe('hostile query strings and cursors are a 400, never a 500', () => {
         { at: '2026-02-30 00:00:00+00', id: UUID, pos: 1 },
         { at: '2026-01-01T00:00:00Z', id: UUID, pos: 1e308 },
         { at: '2026-01-01T00:00:00Z', id: 'a\u0000', pos: 1 },
+        // Offsets beyond what PostgreSQL takes (±15:59).
+        { at: '2026-11-27T03:00:00+16:00', id: UUID, pos: 0 },
+        { at: '2026-11-27T03:00:00-00:60', id: UUID, pos: 0 },
       ],
-      '/api/mica/audit/actions': [{ at: '2026-01-01T00:00:00Z', id: UUID, rule: 2 ** 63, action: 1 }],
+      '/api/mica/audit/actions': [
+        { at: '2026-01-01T00:00:00Z', id: UUID, rule: 2 ** 63, action: 1 },
+        { at: '2026-11-27T03:00:00+99:99', id: UUID, rule: 0, action: 0 },
+      ],
       '/api/mica/audit/transitions': [{ at: '1', kind: 'case', id: UUID, ord: 1 }],
     };
     for (const [path, cursors] of Object.entries(bad))

@@ -2,8 +2,14 @@ import { isUtf8 } from 'node:buffer';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { type Actor, systemActor } from '../../domain/actor.ts';
-import type { EvaluationService } from '../../services/evaluation.service.ts';
+import { AppError } from '../../errors.ts';
+import {
+  type EvaluationService,
+  evaluationRequestProblems,
+  problemsError,
+} from '../../services/evaluation.service.ts';
 import { principalOf } from '../plugins/auth.ts';
+import { toAppError } from '../plugins/error-handler.ts';
 import { nestedErrorResponses } from '../schemas/common.schema.ts';
 import { EvaluationRequestSchema, EvaluationResponseSchema } from '../schemas/evaluate.schema.ts';
 
@@ -15,6 +21,8 @@ export const evaluateRoutes =
       '/api/mica/evaluate',
       {
         config: { auth: 'client', errorFormat: 'nested' },
+        // The schema's problems and those it cannot see (evaluationRequestProblems) in one 400.
+        attachValidation: true,
         schema: {
           tags: ['evaluation'],
           summary: 'Evaluate an event against the MiCA rule catalogue',
@@ -24,6 +32,7 @@ export const evaluateRoutes =
         },
       },
       async (req, reply) => {
+        if (req.validationError) throw withRequestProblems(toAppError(req.validationError), req.body);
         const { responseJson } = await deps.evaluation.evaluate(
           principalOf(req),
           req.body as never,
@@ -52,6 +61,18 @@ export const evaluateRoutes =
       },
     );
   };
+
+/** A schema refusal with the request's other problems added to its list. */
+function withRequestProblems(err: AppError, body: unknown): AppError {
+  const more = evaluationRequestProblems(body);
+  if (more.length === 0 || !err.details) return err;
+  // The request's own fields before those inside data, as the schema lists them.
+  const all = [...((err.details.errors as string[] | undefined) ?? []), ...more];
+  const errors = [...all.filter((p) => !p.startsWith('data.')), ...all.filter((p) => p.startsWith('data.'))];
+  const first = errors[0]!;
+  if (first === all[0]) return new AppError(err.code, err.message, { ...err.details, errors }, err.headers);
+  return problemsError(errors);
+}
 
 /**
  * Who acts, for the audit rows and histories: the key, and the person named for it. A key issued

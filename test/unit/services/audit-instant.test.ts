@@ -16,7 +16,12 @@ test('a date alone is its UTC midnight; date-times take Z or an offset, seconds 
   assert.equal(iso('2026-01-01T10:00Z'), '2026-01-01T10:00:00.000Z');
   assert.equal(iso('2026-01-01T10:00:00.5+05:30'), '2026-01-01T04:30:00.500Z');
   assert.equal(iso('2026-01-01T10:00-0530'), '2026-01-01T15:30:00.000Z');
-  assert.equal(iso('2026-01-01T00:00:00.123456789Z'), '2026-01-01T00:00:00.123Z');
+  // Finer than a millisecond: rounded up, so that `from <= at < to` holds for times stored to the
+  // millisecond (.1235 lies after .123 and before .124).
+  assert.equal(iso('2026-01-01T00:00:00.123456789Z'), '2026-01-01T00:00:00.124Z');
+  assert.equal(iso('2026-01-01T00:00:00.1235+01:00'), '2025-12-31T23:00:00.124Z');
+  assert.equal(iso('2026-01-01T00:00:00.123000Z'), '2026-01-01T00:00:00.123Z');
+  assert.equal(iso('2026-01-01T00:00:00.9999Z'), '2026-01-01T00:00:01.000Z');
   // An hour-only offset, as the rules' date fields take it.
   assert.equal(iso('2026-01-01T10:00:00+01'), '2026-01-01T09:00:00.000Z');
   assert.equal(iso('2026-01-01T10:00-03'), '2026-01-01T13:00:00.000Z');

@@ -9,5 +9,7 @@ export function isIvms101Request(input: unknown): boolean {
 
 /** Validates a travel-rule request body in the IVMS101 form or the plain JSON form. */
 export function parseTravelRuleRequest(input: unknown, options: IvmsOptions = {}): TransferValidation {
-  return isIvms101Request(input) ? mapIvms101Transfer(input, options) : validateTransfer(input);
+  return isIvms101Request(input)
+    ? mapIvms101Transfer(input, options)
+    : validateTransfer(input, { today: options.today });
 }

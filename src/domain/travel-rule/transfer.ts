@@ -42,6 +42,8 @@ export type TransferValidation = { ok: true; transfer: TravelRuleTransfer } | { 
 export interface ValidateTransferOptions {
   /** Renames a plain dotted field in error messages (the IVMS101 form reports its own paths). */
   fieldPath?: (field: string) => string;
+  /** Today as YYYY-MM-DD; when given, a date of birth must lie before it (as IVMS101's C2). */
+  today?: string;
 }
 
 const EVM_CHAINS: readonly Chain[] = ['ethereum', 'polygon', 'binance-smart-chain'];
@@ -166,6 +168,7 @@ function valueErrors(
   t: TravelRuleTransfer,
   path: (field: string) => string,
   checkAddresses: boolean,
+  today: string | undefined,
 ): string[] {
   const found: [string, string | undefined][] = [];
   const { originator: o, beneficiary: b } = t;
@@ -174,6 +177,8 @@ function valueErrors(
     found.push(['originator.wallet_address', addressError(o.wallet_address, t.blockchain)]);
   if (o.date_of_birth !== undefined && !isIsoDate(o.date_of_birth))
     found.push(['originator.date_of_birth', 'Must be a date YYYY-MM-DD']);
+  else if (o.date_of_birth !== undefined && today !== undefined && o.date_of_birth >= today)
+    found.push(['originator.date_of_birth', 'Must be a date in the past']);
   if (b.wallet_address !== undefined && checkAddresses)
     found.push(['beneficiary.wallet_address', addressError(b.wallet_address, t.blockchain)]);
   if (b.casp_lei !== undefined) found.push(['beneficiary.casp_lei', leiProblem(b.casp_lei)]);
@@ -203,6 +208,6 @@ export function validateTransfer(input: unknown, options: ValidateTransferOption
   if (typeof input.ownership_verified === 'boolean') transfer.ownership_verified = input.ownership_verified;
   if (typeof input.amount_crypto === 'number') transfer.amount_crypto = input.amount_crypto;
 
-  errors.push(...valueErrors(transfer, path, chainUsable));
+  errors.push(...valueErrors(transfer, path, chainUsable, options.today));
   return errors.length > 0 ? { ok: false, errors } : { ok: true, transfer };
 }

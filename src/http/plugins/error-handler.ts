@@ -91,10 +91,24 @@ export function toAppError(err: unknown, bodyLimit?: number): AppError {
   return new AppError('INTERNAL_ERROR', 'Internal error');
 }
 
+/** At most this many problems are listed in an answer; the rest are counted in a last entry. */
+export const MAX_LISTED_PROBLEMS = 100;
+
+/** A problem list as answered: a small request must not get a huge answer (one entry per element). */
+function listed<T>(errors: T): T | string[] {
+  if (!Array.isArray(errors) || errors.length <= MAX_LISTED_PROBLEMS) return errors;
+  const more = errors.length - MAX_LISTED_PROBLEMS;
+  return [
+    ...errors.slice(0, MAX_LISTED_PROBLEMS),
+    `body: ${more} more problem${more === 1 ? '' : 's'} not listed`,
+  ];
+}
+
 /** Renders an AppError in one of the three wire formats. */
 export function renderError(err: AppError, format: ErrorFormat): Record<string, unknown> {
   if (format === 'flat') {
-    const { field: _f, reason, errors, ...rest } = err.details ?? {};
+    const { field: _f, reason, errors: all, ...rest } = err.details ?? {};
+    const errors = listed(all);
     const details: Record<string, unknown> = { ...rest };
     if (ERROR_CODES[err.code].flat === 'VALIDATION')
       details.errors = errors ?? (reason ? [`${_f ?? 'body'}: ${reason}`] : []);
@@ -107,6 +121,8 @@ export function renderError(err: AppError, format: ErrorFormat): Record<string, 
   // Every problem is listed (CONTRACT §3), also when a check found only one (a body that is not JSON).
   if (details && details.errors === undefined && typeof details.reason === 'string')
     details = { ...details, errors: [`${details.field ?? 'body'}: ${details.reason}`] };
+  else if (details && Array.isArray(details.errors) && details.errors.length > MAX_LISTED_PROBLEMS)
+    details = { ...details, errors: listed(details.errors) };
   return { error: { code, message: err.message, ...(details ? { details } : {}) } };
 }
 

@@ -40,6 +40,19 @@ describe('error mapping', () => {
     assert.ok(!body.includes('secret_table'));
   });
 
+  it('lists at most 100 problems, and counts the rest', () => {
+    const errors = Array.from({ length: 250 }, (_, i) => `x.${i}: Required`);
+    const e = new AppError('INVALID_REQUEST', 'Invalid request: x.0: Required', { field: 'x.0', errors });
+    for (const listed of [
+      (renderError(e, 'flat') as { details: { errors: string[] } }).details.errors,
+      (renderError(e, 'nested') as { error: { details: { errors: string[] } } }).error.details.errors,
+    ]) {
+      assert.equal(listed.length, 101);
+      assert.equal(listed[99], 'x.99: Required');
+      assert.equal(listed[100], 'body: 150 more problems not listed');
+    }
+  });
+
   it('renders each format', () => {
     const e = new AppError('INVALID_REQUEST', 'Invalid request: x: Required', {
       field: 'x',

@@ -43,6 +43,15 @@ describe('IVMS101 required elements', () => {
     assert.deepEqual(result.ok ? [] : result.errors, ['transfer_id: Required', 'ivms101: Required']);
   });
 
+  it('bounds repeated elements: 120,000 empty persons are one error, not one per person', () => {
+    const persons = Array.from({ length: 120_000 }, () => ({}));
+    assert.deepEqual(errorsAfter('originator.originatorPersons', persons), [
+      'ivms101.originator.originatorPersons: Must have at most 100 elements',
+    ]);
+    const hundred = Array.from({ length: 100 }, () => ({}));
+    assert.equal(errorsAfter('originator.originatorPersons', hundred).length, 100, 'up to 100 are read');
+  });
+
   it('rejects wrong JSON types', () => {
     assert.deepEqual(errorsAfter(`${O}.geographicAddress`, { country: 'US' }), [
       `${ivms(`${O}.geographicAddress`)}: Must be an array`,

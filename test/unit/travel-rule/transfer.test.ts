@@ -180,6 +180,15 @@ describe('validateTransfer: rejected requests', () => {
     assert.ok(validateTransfer({ ...base(), originator: { date_of_birth: '2000-02-29' } }).ok);
   });
 
+  it('with today given, a date of birth must lie in the past (as IVMS101 C2 has it)', () => {
+    const today = '2026-11-27';
+    for (const date_of_birth of ['2026-11-27', '2099-01-01'])
+      assert.deepEqual(errorsOf(validateTransfer({ ...base(), originator: { date_of_birth } }, { today })), [
+        'originator.date_of_birth: Must be a date in the past',
+      ]);
+    assert.ok(validateTransfer({ ...base(), originator: { date_of_birth: '2026-11-26' } }, { today }).ok);
+  });
+
   it('reports every problem at once, header and values together', () => {
     const errors = errorsOf(
       validateTransfer({

@@ -1,13 +1,13 @@
-import { sha256Hex } from '../domain/sha256.ts';
 import {
   type CaspDirectory,
   CaspDirectoryError,
   type CaspEntry,
-  parseCaspDirectoryCsv,
+  type CaspRecord,
 } from '../domain/travel-rule/index.ts';
 import { AppError } from '../errors.ts';
 import type { CaspDirectoryRepo } from '../storage/casp-directory.repo.ts';
 import type { OperatorAuditRepo } from '../storage/operator-audit.repo.ts';
+import { prepareCaspImportOffThread, unpackRecords } from './casp-import-prep.ts';
 
 /** Largest CSV an import takes (in characters; the CLI checks the file's bytes against the same figure). */
 export const CASP_IMPORT_MAX_CHARS = 64 * 1024 * 1024;
@@ -26,83 +26,154 @@ export interface CaspImportResult {
   imported_at: string;
 }
 
-function snapshotOf(version: number, entries: readonly CaspEntry[]): CaspSnapshot {
-  const byLei = new Map<string, CaspEntry>();
-  for (const e of entries) byLei.set(e.lei, { lei: e.lei, name: e.name, country: e.country });
-  return { version, size: byLei.size, get: (lei) => byLei.get(lei) };
+/** Resolves on a later turn of the event loop, after the I/O that is waiting (setImmediate). */
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** Entries indexed per slice: a few milliseconds, between which requests are served. */
+const INDEX_SLICE = 4096;
+
+/** Maps an index is split into by a hash of the LEI's last characters. */
+const SHARDS = 256;
+
+/**
+ * Entries by LEI in many small Maps rather than one: a single Map of hundreds of thousands of
+ * entries rehashes all of them at once as it grows (100–250 ms of one slice at 700,000 rows).
+ */
+class LeiIndex {
+  readonly #shards = Array.from({ length: SHARDS }, () => new Map<string, CaspEntry>());
+  size = 0;
+
+  #shard(lei: string): Map<string, CaspEntry> {
+    let h = 0;
+    for (let i = Math.max(0, lei.length - 6); i < lei.length; i++) h = (h * 31 + lei.charCodeAt(i)) | 0;
+    return this.#shards[h & (SHARDS - 1)]!;
+  }
+
+  /** Holds `e` itself: the caller passes an object with nothing else worth keeping. */
+  set(e: CaspEntry): void {
+    const shard = this.#shard(e.lei);
+    if (!shard.has(e.lei)) this.size++;
+    shard.set(e.lei, e);
+  }
+
+  get(lei: string): CaspEntry | undefined {
+    return this.#shard(lei).get(lei);
+  }
+}
+
+/** The lookup over an index of entries by LEI. */
+function snapshotOf(version: number, index: LeiIndex): CaspSnapshot {
+  return { version, size: index.size, get: (lei) => index.get(lei) };
+}
+
+/** Indexes entries a slice at a time (700,000 rows took some 400 ms at once). */
+async function indexInSlices(entries: readonly CaspEntry[]): Promise<LeiIndex> {
+  const index = new LeiIndex();
+  for (let i = 0; i < entries.length; i += INDEX_SLICE) {
+    for (const e of entries.slice(i, i + INDEX_SLICE))
+      index.set({ lei: e.lei, name: e.name, country: e.country });
+    await nextTurn();
+  }
+  return index;
 }
 
 /**
- * The CASP directory for counterparty verification. Lookups are served from memory; at most once
- * per `checkIntervalMs` a lookup starts (without waiting for it) a check of the stored version, and
- * a newer import is loaded in the background and swapped in whole. So the hot path never queries,
- * and an import made through another instance or the CLI is seen within a few seconds.
+ * The CASP directory for counterparty verification. Lookups are served from memory, and no answer
+ * rests on a directory unconfirmed for longer than `refreshMs` (as the sanctions lists): once half of
+ * it has passed since the directory was last confirmed current, a lookup starts a check of the
+ * stored version (one small query) in the background, so under traffic nobody waits; a lookup that
+ * finds it unconfirmed for the whole interval (after an idle spell, or while a check is slow) waits
+ * for the check, and for the load of a newer import made through another instance or the CLI.
+ * (Checks used to be started without waiting for them: the first lookup after an idle spell always
+ * answered from the old directory, a removed CASP verified.) An import is parsed on a worker thread
+ * and indexed in slices, so the requests being served meanwhile wait for neither.
  */
 export function createCaspDirectoryService(deps: {
   repo: Pick<CaspDirectoryRepo, 'replace' | 'version' | 'loadAll'>;
   audit: Pick<OperatorAuditRepo, 'record'>;
-  checkIntervalMs?: number;
+  refreshMs?: number;
   onError?: (err: unknown) => void;
   now?: () => number;
 }) {
-  const interval = deps.checkIntervalMs ?? 5000;
+  const refreshMs = deps.refreshMs ?? 5000;
   const now = deps.now ?? Date.now;
   let current: CaspSnapshot | undefined;
   let loading: Promise<CaspSnapshot> | undefined;
-  let checking = false;
-  let lastCheck = 0;
+  let checking: Promise<void> | undefined;
+  /** When the check that confirmed `current` as the stored directory began (a load or import counts as one). */
+  let verifiedAt = 0;
 
   // A slower load must never replace a newer directory (an import in this process may have won).
-  function adopt(next: CaspSnapshot): CaspSnapshot {
+  function adopt(next: CaspSnapshot, confirmedAt: number): CaspSnapshot {
     if (!current || next.version >= current.version) current = next;
+    verifiedAt = Math.max(verifiedAt, confirmedAt);
     return current;
   }
 
-  async function load(): Promise<CaspSnapshot> {
+  async function load(startedAt: number): Promise<CaspSnapshot> {
     const { version, entries } = await deps.repo.loadAll();
-    return adopt(snapshotOf(version, entries));
+    return adopt(snapshotOf(version, await indexInSlices(entries)), startedAt);
   }
 
   async function check(): Promise<void> {
+    const startedAt = now();
     try {
       const version = await deps.repo.version();
-      if (version !== current?.version) await load();
+      if (version !== current?.version) await load(startedAt);
+      else verifiedAt = Math.max(verifiedAt, startedAt);
     } catch (err) {
+      // The loaded directory keeps serving; the next lookup past the interval tries again.
       deps.onError?.(err);
     } finally {
-      checking = false;
+      checking = undefined;
     }
   }
 
   return {
-    /** The directory to look up in; loads it on first use, then refreshes in the background. */
+    /** The directory to look up in; loads it on first use, then keeps it confirmed (see above). */
     async directory(): Promise<CaspSnapshot> {
       if (!current) {
-        loading ??= load().finally(() => {
+        loading ??= load(now()).finally(() => {
           loading = undefined;
         });
-        lastCheck = now();
         return loading;
       }
-      if (!checking && now() - lastCheck >= interval) {
-        checking = true;
-        lastCheck = now();
-        void check();
-      }
+      const age = now() - verifiedAt;
+      if (!checking && age >= refreshMs / 2) checking = check();
+      if (checking && age >= refreshMs) await checking;
       return current;
     },
 
-    /** Parses the CSV and replaces the stored directory atomically, audited; this process switches at once. */
+    /**
+     * Parses the CSV (on a worker thread) and replaces the stored directory atomically, audited;
+     * this process switches at once. The old directory serves until the new one is committed.
+     */
     async import(csv: string, opts: { source?: string; actor: string }): Promise<CaspImportResult> {
-      let records: ReturnType<typeof parseCaspDirectoryCsv>;
+      let prepared: Awaited<ReturnType<typeof prepareCaspImportOffThread>>;
       try {
-        records = parseCaspDirectoryCsv(csv);
+        prepared = await prepareCaspImportOffThread(csv, nextTurn);
       } catch (e) {
         if (!(e instanceof CaspDirectoryError)) throw e;
         throw new AppError('INVALID_REQUEST', e.message, { errors: e.problems, lines: e.lines });
       }
-      const sha256 = sha256Hex(csv);
+      const { sha256 } = prepared;
+      const records: CaspRecord[] = [];
+      const index = new LeiIndex();
+      // Without extra columns a record is kept as the entry itself (its `extra` one shared empty
+      // object): every object made here outlives many young-generation collections, each of which
+      // copies it.
+      const bare = prepared.records.columns.length === 0;
+      await unpackRecords(
+        prepared.records,
+        (r) => {
+          records.push(r);
+          index.set(bare ? r : { lei: r.lei, name: r.name, country: r.country });
+        },
+        nextTurn,
+      );
       const source = opts.source ?? 'stdin';
+      // The import about to commit is the latest when it commits: confirmed from here on.
+      const startedAt = now();
       const row = await deps.repo.replace(records, { source, sha256, actor: opts.actor }, (trx) =>
         deps.audit.record(
           {
@@ -115,8 +186,7 @@ export function createCaspDirectoryService(deps: {
           trx,
         ),
       );
-      adopt(snapshotOf(row.version, records));
-      lastCheck = now();
+      adopt(snapshotOf(row.version, index), startedAt);
       return {
         source,
         rows: row.row_count,

@@ -78,7 +78,8 @@ function readCsv(text: string): ParsedRow[] {
 
 // csv-parse reports the line a record ends on; a quoted field with new lines started earlier.
 function startLine(row: ParsedRow): number {
-  const embedded = row.record.reduce((n, field) => n + (field.match(/\n/g)?.length ?? 0), 0);
+  let embedded = 0;
+  for (const field of row.record) if (field.includes('\n')) embedded += field.split('\n').length - 1;
   return row.info.lines - embedded;
 }
 
@@ -109,23 +110,28 @@ export function parseCaspDirectoryCsv(text: string): CaspRecord[] {
   const firstSeen = new Map<string, number>();
   const records: CaspRecord[] = [];
 
+  // Column positions once, not per row (a directory may have hundreds of thousands of rows).
+  const leiAt = header.indexOf('lei');
+  const nameAt = header.indexOf('name');
+  const countryAt = header.indexOf('country');
+  // Extra columns keep the header's own spelling; the three known ones are matched case-insensitively.
+  const extras = (headerRow?.record ?? []).flatMap((original, i) =>
+    (REQUIRED_COLUMNS as readonly string[]).includes(header[i] ?? '') ? [] : [{ original, i }],
+  );
+
   for (const row of rows) {
     const line = startLine(row);
-    const cells = new Map(header.map((h, i) => [h, row.record[i] ?? '']));
-    const lei = cells.get('lei') ?? '';
-    const name = cells.get('name') ?? '';
+    const cell = (i: number) => row.record[i] ?? '';
+    const lei = cell(leiAt);
+    const name = cell(nameAt);
     if (!isValidLei(lei)) badLei.push(line);
     else if (firstSeen.has(lei)) duplicates.push(line);
     else firstSeen.set(lei, line);
     if (name === '') noName.push(line);
 
     const extra: Record<string, string> = {};
-    // Extra columns keep the header's own spelling; the three known ones are matched case-insensitively.
-    headerRow?.record.forEach((original, i) => {
-      if (!(REQUIRED_COLUMNS as readonly string[]).includes(header[i] ?? ''))
-        extra[original] = row.record[i] ?? '';
-    });
-    records.push({ lei, name, country: cells.get('country') ?? '', extra });
+    for (const { original, i } of extras) extra[original] = cell(i);
+    records.push({ lei, name, country: cell(countryAt), extra });
   }
 
   const problems: string[] = [];

@@ -53,7 +53,7 @@ function setup(interval = 5000) {
   const service = createCaspDirectoryService({
     repo,
     audit: { record: async (e) => void audited.push(e) },
-    checkIntervalMs: interval,
+    refreshMs: interval,
     now: () => clock,
     onError: (e) => errors.push(e),
   });
@@ -73,19 +73,22 @@ describe('CASP directory service', () => {
     assert.equal(repo.state.versionQueries, 0);
   });
 
-  it('checks the version at most once per interval and swaps in a newer directory', async () => {
+  it('under traffic, checks in the background from half the interval and swaps in a newer directory', async () => {
     const { repo, service, advance } = setup();
     await service.directory();
     repo.state.version = 1;
     repo.state.entries = [entry(CITI, 'Citigroup Inc.')];
-    advance(4999);
+    advance(2499);
     assert.equal((await service.directory()).version, 0);
     assert.equal(repo.state.versionQueries, 0);
     advance(1);
     // The check runs in the background: this lookup still gets the loaded directory.
     assert.equal((await service.directory()).version, 0);
-    await tick();
-    await tick();
+    assert.equal(repo.state.versionQueries, 1);
+    // One check at a time.
+    assert.equal((await service.directory()).version, 0);
+    assert.equal(repo.state.versionQueries, 1);
+    for (let i = 0; i < 5; i++) await tick();
     const d = await service.directory();
     assert.equal(d.version, 1);
     assert.equal(d.get(CITI)?.name, 'Citigroup Inc.');
@@ -93,22 +96,76 @@ describe('CASP directory service', () => {
     assert.equal(repo.state.loads, 2);
   });
 
-  it('keeps the loaded directory when a check fails, and reports the error', async () => {
+  it('a check that finds the same version confirms the directory for another interval', async () => {
+    const { repo, service, advance } = setup();
+    await service.directory();
+    advance(2500);
+    await service.directory();
+    for (let i = 0; i < 5; i++) await tick();
+    assert.equal(repo.state.versionQueries, 1);
+    advance(2499);
+    await service.directory();
+    assert.equal(repo.state.versionQueries, 1);
+    advance(1);
+    await service.directory();
+    assert.equal(repo.state.versionQueries, 2);
+    assert.equal(repo.state.loads, 1);
+  });
+
+  it('after a whole interval unconfirmed, the lookup waits for the check and the newer directory', async () => {
+    // The defect: the first validation after an idle spell answered from the old directory, a CASP
+    // removed by an import elsewhere still verified.
+    const { repo, service, advance } = setup();
+    repo.state.entries = [entry(GLEIF, 'GLEIF'), entry(CITI, 'Citigroup Inc.')];
+    const before = await service.directory();
+    assert.equal(before.get(CITI)?.name, 'Citigroup Inc.');
+    repo.state.version = 1;
+    repo.state.entries = [entry(GLEIF, 'GLEIF')];
+    advance(5000);
+    const d = await service.directory();
+    assert.equal(d.version, 1);
+    assert.equal(d.get(CITI), undefined);
+    assert.equal(repo.state.versionQueries, 1);
+  });
+
+  it('a lookup past the interval waits for a check already running', async () => {
+    const { repo, service, advance } = setup();
+    await service.directory();
+    repo.state.version = 2;
+    let release: () => void = () => {};
+    repo.holdLoads(new Promise<void>((r) => (release = r)));
+    advance(3000);
+    assert.equal((await service.directory()).version, 0); // starts the check, does not wait
+    await tick();
+    advance(2000);
+    let answered: number | undefined;
+    const waiting = service.directory().then((d) => {
+      answered = d.version;
+    });
+    for (let i = 0; i < 5; i++) await tick();
+    assert.equal(answered, undefined);
+    release();
+    await waiting;
+    assert.equal(answered, 2);
+    assert.equal(repo.state.versionQueries, 1);
+  });
+
+  it('keeps the loaded directory when a check fails, reports the error and tries again', async () => {
     const { repo, service, errors, advance } = setup();
     repo.state.entries = [entry(GLEIF, 'GLEIF')];
     await service.directory();
     repo.state.failNext = true;
     advance(5000);
-    await service.directory();
-    await tick();
+    assert.equal((await service.directory()).get(GLEIF)?.name, 'GLEIF');
     assert.equal(errors.length, 1);
     assert.equal((await service.directory()).get(GLEIF)?.name, 'GLEIF');
+    assert.equal(repo.state.versionQueries, 2);
   });
 
   it('an import switches this process at once, and an older load finishing later does not undo it', async () => {
     const { repo, service, audited, advance } = setup();
     await service.directory();
-    advance(5000);
+    advance(2500);
     repo.state.version = 7; // someone else imported: the background check will load version 7
     let release: () => void = () => {};
     repo.holdLoads(new Promise<void>((r) => (release = r)));

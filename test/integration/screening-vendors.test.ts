@@ -218,17 +218,30 @@ describe('wallet screening through the three vendors: mapping and cache', () => 
     ]);
   });
 
-  it('the GET form screens the address only: names are POST only', async () => {
+  it('the GET form screens the address only: a name (POST only) in its query is refused, not ignored', async () => {
     const address = freshEvm();
     const res = await t.app.inject({
       method: 'GET',
-      url: `/api/mica/wallet-screening?wallet_address=${address}&blockchain=ethereum&originator_name=Vladimir%20Putin`,
+      url: `/api/mica/wallet-screening?wallet_address=${address}&blockchain=ethereum&originator_name=Vladimir%20Putin&self_hosted_wallet=true`,
       headers: auth,
     });
-    assert.equal(res.statusCode, 200, res.body);
-    assert.deepEqual((res.json() as Screening).risk_profile.sanctions_matches, []);
-    // Screened as the address alone, so cached as such: the plain GET is a hit.
-    assert.equal(calls(), 3);
+    // Ignored, the answer would read as the name screened and cleared.
+    assert.equal(res.statusCode, 400, res.body);
+    assert.deepEqual((res.json() as { details: { errors: string[] } }).details.errors, [
+      "originator_name: Only in the POST form's body",
+      "self_hosted_wallet: Only in the POST form's body",
+    ]);
+    assert.equal(calls(), 0, 'nothing was screened');
+    // With a bad address too, both are listed.
+    const both = await t.app.inject({
+      method: 'GET',
+      url: '/api/mica/wallet-screening?wallet_address=0x12&blockchain=ethereum&beneficiary_name=X',
+      headers: auth,
+    });
+    assert.equal(both.statusCode, 400, both.body);
+    const errors = (both.json() as { details: { errors: string[] } }).details.errors;
+    assert.equal(errors.length, 2, both.body);
+    assert.match(errors[0] ?? '', /^wallet_address: /);
     await ok(address);
     assert.equal(calls(), 3);
   });

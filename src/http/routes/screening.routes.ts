@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { isChain } from '../../domain/screening/address/chains.ts';
 import { validateAddress } from '../../domain/screening/address/validate.ts';
-import { AppError } from '../../errors.ts';
+import { AppError, validationError } from '../../errors.ts';
 import type { ScreeningRequest, ScreeningService } from '../../services/screening.service.ts';
 import type { Vendors } from '../../vendors/index.ts';
 import { principalOf } from '../plugins/auth.ts';
@@ -22,20 +22,32 @@ import { actorOf } from './evaluate.routes.ts';
  */
 function allProblems(schemaError: Error, input: unknown): AppError {
   const err = toAppError(schemaError);
-  const { wallet_address, blockchain } = (input ?? {}) as Record<string, unknown>;
   const errors = (err.details?.errors as string[] | undefined) ?? [];
-  if (
-    typeof wallet_address !== 'string' ||
-    !isChain(blockchain) ||
-    errors.some((e) => e.startsWith('wallet_address:'))
-  )
-    return err;
+  const address = errors.some((e) => e.startsWith('wallet_address:')) ? undefined : addressProblem(input);
+  if (address === undefined) return err;
+  return new AppError(err.code, err.message, { ...err.details, errors: [...errors, address] });
+}
+
+/** The address's problem for its chain, when both are there to check. */
+function addressProblem(input: unknown): string | undefined {
+  const { wallet_address, blockchain } = (input ?? {}) as Record<string, unknown>;
+  if (typeof wallet_address !== 'string' || !isChain(blockchain)) return undefined;
   const valid = validateAddress(blockchain, wallet_address);
-  if (valid.ok) return err;
-  return new AppError(err.code, err.message, {
-    ...err.details,
-    errors: [...errors, `wallet_address: ${valid.reason}`],
-  });
+  return valid.ok ? undefined : `wallet_address: ${valid.reason}`;
+}
+
+/** The POST form's own fields (the spec's GET takes the address and its chain only). */
+const POST_ONLY = Object.keys(ScreeningBodySchema.properties).filter(
+  (k) => !(k in ScreeningQuerySchema.properties),
+);
+
+/**
+ * A GET naming a POST-only field is refused rather than screened without it: a caller sending
+ * `originator_name` in the query would otherwise read the answer as that name screened and cleared.
+ */
+function postOnlyProblems(query: unknown): string[] {
+  const q = (query ?? {}) as Record<string, unknown>;
+  return POST_ONLY.filter((k) => q[k] !== undefined).map((k) => `${k}: Only in the POST form's body`);
 }
 
 const flatErrors = {
@@ -73,7 +85,17 @@ export const screeningRoutes =
         schema: { ...common.schema, summary: 'Screen a wallet address', querystring: ScreeningQuerySchema },
       },
       async (req, reply) => {
-        if (req.validationError) throw allProblems(req.validationError, req.query);
+        const postOnly = postOnlyProblems(req.query);
+        if (req.validationError) {
+          const err = allProblems(req.validationError, req.query);
+          if (postOnly.length === 0) throw err;
+          const errors = [...((err.details?.errors as string[] | undefined) ?? []), ...postOnly];
+          throw new AppError(err.code, err.message, { ...err.details, errors });
+        }
+        if (postOnly.length > 0) {
+          const address = addressProblem(req.query);
+          throw validationError(address === undefined ? postOnly : [address, ...postOnly]);
+        }
         // The GET form takes the address and its chain only; the other fields are POST only (spec).
         const { wallet_address, blockchain } = req.query as ScreeningRequest;
         const json = await deps.screening.screen(

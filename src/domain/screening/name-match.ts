@@ -81,12 +81,90 @@ function histogram(text: string): Uint16Array | undefined {
 
 interface Form {
   norm: string;
+  /** The words of `norm`, sorted. */
+  tokens: string[];
   published: string;
   list: ListSource;
   entry_id: string;
   name: string;
   programs: string[];
+  individual: boolean;
+  /**
+   * For a person's name with middle names or a second surname left out (not a name as listed):
+   * the words of the surname it keeps. Undefined for a name as listed.
+   */
+  surname: string[] | undefined;
   hist: Uint16Array | undefined;
+}
+
+// Words that belong to the word after them: "DE LA CRUZ", "AL HAYALI", "BIN LADEN", "VAN DIJK".
+const PARTICLES = new Set([
+  'abu',
+  'al',
+  'ben',
+  'bin',
+  'bint',
+  'da',
+  'das',
+  'de',
+  'del',
+  'della',
+  'der',
+  'di',
+  'do',
+  'dos',
+  'du',
+  'el',
+  'ibn',
+  'la',
+  'las',
+  'le',
+  'los',
+  'ould',
+  'van',
+  'von',
+]);
+
+/** The words of a name part, a particle joined to the word after it ("DE LA CRUZ" is one). */
+function nameWords(part: string): string[] {
+  const words: string[] = [];
+  let pending = '';
+  for (const w of part.trim().split(/\s+/)) {
+    if (w === '') continue;
+    if (PARTICLES.has(w.toLowerCase())) pending = pending === '' ? w : `${pending} ${w}`;
+    else {
+      words.push(pending === '' ? w : `${pending} ${w}`);
+      pending = '';
+    }
+  }
+  if (pending !== '') words.push(pending);
+  return words;
+}
+
+/** A shortened name and the surname it keeps. */
+interface Shortened {
+  text: string;
+  surname: string;
+}
+
+function shortForms(published: string): Shortened[] {
+  const comma = published.split(',');
+  if (comma.length > 2) return [];
+  if (comma.length === 1) {
+    const parts = nameWords(published);
+    return parts.length >= 3 ? [{ text: `${parts[0]} ${parts.at(-1)}`, surname: parts.at(-1)! }] : [];
+  }
+  const surname = comma[0]!.trim();
+  const surnames = nameWords(surname);
+  const given = nameWords(comma[1]!);
+  if (surnames.length === 0 || given.length === 0) return [];
+  const out: Shortened[] = [];
+  if (given.length >= 2) out.push({ text: `${given[0]} ${surname}`, surname });
+  if (surnames.length >= 2) {
+    out.push({ text: `${given.join(' ')} ${surnames[0]}`, surname: surnames[0]! });
+    if (given.length >= 2) out.push({ text: `${given[0]} ${surnames[0]}`, surname: surnames[0]! });
+  }
+  return out;
 }
 
 /**
@@ -96,43 +174,84 @@ interface Form {
  */
 export function withoutMiddleNames(published: string): string | undefined {
   const comma = published.split(',');
-  if (comma.length === 2) {
-    const surname = comma[0]!.trim();
-    const given = comma[1]!.trim().split(/\s+/);
-    return surname !== '' && given.length >= 2 ? `${given[0]} ${surname}` : undefined;
-  }
-  if (comma.length > 2) return undefined;
-  const parts = published.trim().split(/\s+/);
-  return parts.length >= 3 ? `${parts[0]} ${parts.at(-1)}` : undefined;
+  if (comma.length === 2 && nameWords(comma[1]!).length < 2) return undefined;
+  return shortForms(published)[0]?.text;
 }
 
 /**
- * Adds the distinct normalised forms of an entry's name and aliases; for a person also each name
- * without its middle names, so that "Artem Lifshits" finds "LIFSHITS, Artem Mikhaylovich" (the full
- * forms score ~0.90 against it, under the threshold).
+ * The ways a person's listed name is commonly shortened, each keeping the first given name or all
+ * of them, and a surname: without the middle names (withoutMiddleNames); for "SURNAME1 SURNAME2,
+ * Given" also without the second surname ("MADURO MOROS, Nicolas" → "Nicolas MADURO"), and
+ * without both. A particle stays with its word ("DE LA CRUZ", "AL-HAYALI", "BIN LADEN").
  */
-function addForms(forms: Form[], list: ListSource, entry: SanctionsEntry): void {
+export function shortenedNames(published: string): string[] {
+  return shortForms(published).map((s) => s.text);
+}
+
+/** Raw forms of the held lists, with how many entries carry each word (in a name or alias). */
+interface Collected {
+  forms: Form[];
+  df: Map<string, number>;
+  entries: number;
+}
+
+/**
+ * Adds the distinct normalised forms of an entry's name and (strong) aliases; for a person also
+ * the shortened forms (shortenedNames), so that "Artem Lifshits" finds "LIFSHITS, Artem
+ * Mikhaylovich" (the full forms score ~0.90 against it, under the threshold). Weak aliases are
+ * not screened.
+ */
+function addForms(into: Collected, list: ListSource, entry: SanctionsEntry): void {
   const seen = new Set<string>();
-  const add = (published: string, text: string) => {
+  const words = new Set<string>();
+  const individual = entry.type === 'individual';
+  const add = (published: string, text: string, surname: string[] | undefined) => {
     const norm = normalizeName(text);
     if (norm === '' || seen.has(norm)) return;
     seen.add(norm);
+    const tokens = norm.split(' ');
+    if (surname === undefined) for (const t of tokens) words.add(t);
     const { entry_id, name, programs } = entry;
-    forms.push({ norm, published, list, entry_id, name, programs, hist: histogram(norm) });
+    into.forms.push({
+      norm,
+      tokens,
+      published,
+      list,
+      entry_id,
+      name,
+      programs,
+      individual,
+      surname,
+      hist: histogram(norm),
+    });
   };
-  for (const published of [entry.name, ...entry.aliases]) add(published, published);
-  if (entry.type !== 'individual') return;
-  for (const published of [entry.name, ...entry.aliases]) {
-    const short = withoutMiddleNames(published);
-    if (short !== undefined) add(published, short);
-  }
+  for (const published of [entry.name, ...entry.aliases]) add(published, published, undefined);
+  if (individual)
+    for (const published of [entry.name, ...entry.aliases])
+      for (const short of shortForms(published))
+        add(published, short.text, normalizeName(short.surname).split(' '));
+  into.entries++;
+  for (const w of words) into.df.set(w, (into.df.get(w) ?? 0) + 1);
+}
+
+/**
+ * A word is common when at least this share of the listed parties carry it (and at least
+ * COMMON_MIN of them): in the 2021 OFAC and UN lists (9,979 parties) 10 or more, e.g. muhammad
+ * 347, ali 296, jose 120, garcia 37, li 16, wei 12; lifshits 1, maduro 4, loera 3 are not.
+ */
+export const COMMON_SHARE = 0.001;
+export const COMMON_MIN = 5;
+
+/** Options of buildNameIndex; `prune: false` scores every form (for tests of the pruning). */
+export interface NameIndexOptions {
+  prune?: boolean;
 }
 
 /** Builds the name index of the given lists: every entry's name and aliases, normalised once. */
-export function buildNameIndex(lists: SanctionsList[]): NameIndex {
-  const forms: Form[] = [];
-  for (const list of lists) for (const entry of list.entries) addForms(forms, list.source, entry);
-  return indexOf(forms);
+export function buildNameIndex(lists: SanctionsList[], options: NameIndexOptions = {}): NameIndex {
+  const collected: Collected = { forms: [], df: new Map(), entries: 0 };
+  for (const list of lists) for (const entry of list.entries) addForms(collected, list.source, entry);
+  return indexOf(collected, options);
 }
 
 /** Entries normalised between two pauses of buildNameIndexInSlices: about a millisecond's work. */
@@ -148,14 +267,14 @@ export async function buildNameIndexInSlices(
   pause: () => Promise<void>,
   slice = NAME_INDEX_SLICE,
 ): Promise<NameIndex> {
-  const forms: Form[] = [];
+  const collected: Collected = { forms: [], df: new Map(), entries: 0 };
   let done = 0;
   for (const list of lists)
     for (const entry of list.entries) {
-      addForms(forms, list.source, entry);
+      addForms(collected, list.source, entry);
       if (++done % slice === 0) await pause();
     }
-  return indexOf(forms);
+  return indexOf(collected, {});
 }
 
 /** The forms ordered by length, keeping their order within a length (a counting sort). */
@@ -174,10 +293,137 @@ function byLength(unsorted: Form[]): Form[] {
   return sorted;
 }
 
-function indexOf(unsorted: Form[]): NameIndex {
+/**
+ * Words of a person's name shorter than this match only exactly: Kim/Kimo, Omar/Omari, Li/Lin,
+ * Jose/Josue, Patel/Patek are other names, one letter apart. Other parties' words are no names
+ * (FORCE/FORCES): from FUZZY_WORD_MIN_OTHER letters.
+ */
+const FUZZY_WORD_MIN = 6;
+const FUZZY_WORD_MIN_OTHER = 4;
+/**
+ * Words shorter than this are never distinctive, however few listed parties carry them: short
+ * names are shared by many people (Kim, Lee, Park, Li, Wang, Ali, Khan, Ana, Olga).
+ */
+const DISTINCTIVE_MIN = 5;
+/** The least Jaro-Winkler similarity of two longer words taken as spellings of one (Lifshits/Lifshitz 0.95). */
+const WORD_FLOOR = 0.88;
+/** Longest query from which one word is left out in turn to find a listed name it contains. */
+const EXTRA_WORD_MAX = 6;
+
+/**
+ * How alike two words are: 1 when equal; else their Jaro-Winkler score when both have at least
+ * `min` letters and the score reaches `floor`; 0 otherwise.
+ */
+function wordScore(q: string, f: string, floor: number, min: number): number {
+  if (q === f) return 1;
+  if (q.length < min || f.length < min) return 0;
+  const s = jaroWinkler(q, f);
+  return s >= floor ? s : 0;
+}
+
+/** What align needs to know of the words. */
+interface Words {
+  distinctive: (word: string) => boolean;
+  common: (word: string) => boolean;
+}
+
+/**
+ * Pairs the words of a query with the words of a listed form: equal words first, then the closest
+ * spellings (wordScore), then one word written as two ("Abdulaziz" / "Abdul Aziz", exactly).
+ * Reports the words left unpaired on each side and whether a pair is evidence of identity: a
+ * distinctive listed word, equal to the query's or spelled close to it by a query word that is not
+ * itself a common name (a query "Rahman" is that name, not a misspelling of "RAHMUN").
+ */
+function align(
+  query: string[],
+  form: string[],
+  floor: number,
+  min: number,
+  words: Words,
+): { pairs: number; leftQuery: number; leftForm: number; evidence: boolean } {
+  const q = [...query];
+  const f = [...form];
+  let pairs = 0;
+  let evidence = false;
+  const pair = (queryWord: string, formWords: string[], exact: boolean) => {
+    pairs++;
+    if (formWords.some(words.distinctive) && (exact || !words.common(queryWord))) evidence = true;
+  };
+  // Equal words.
+  for (let i = 0; i < q.length; i++) {
+    const j = f.indexOf(q[i]!);
+    if (j < 0) continue;
+    pair(q[i]!, [f[j]!], true);
+    q.splice(i--, 1);
+    f.splice(j, 1);
+  }
+  // Close spellings, best first.
+  const candidates: [number, number, number][] = [];
+  for (let i = 0; i < q.length; i++)
+    for (let j = 0; j < f.length; j++) {
+      const s = wordScore(q[i]!, f[j]!, floor, min);
+      if (s > 0) candidates.push([s, i, j]);
+    }
+  candidates.sort((x, y) => y[0] - x[0]);
+  const usedQ = new Set<number>();
+  const usedF = new Set<number>();
+  for (const [, i, j] of candidates) {
+    if (usedQ.has(i) || usedF.has(j)) continue;
+    usedQ.add(i);
+    usedF.add(j);
+    pair(q[i]!, [f[j]!], false);
+  }
+  const restQ = q.filter((_, i) => !usedQ.has(i));
+  const restF = f.filter((_, j) => !usedF.has(j));
+  // One word on one side written as two on the other.
+  const joined = (one: string[], two: string[], twoOnForm: boolean) => {
+    for (let k = 0; k < one.length; k++)
+      for (let a = 0; a < two.length; a++)
+        for (let b = 0; b < two.length; b++) {
+          if (a === b) continue;
+          const x = two[a]!;
+          const y = two[b]!;
+          if (x + y !== one[k]) continue;
+          if (twoOnForm) pair(one[k]!, [x, y], true);
+          else pair(x + y, [one[k]!], true);
+          one.splice(k, 1);
+          two.splice(two.indexOf(x), 1);
+          two.splice(two.indexOf(y), 1);
+          return true;
+        }
+    return false;
+  };
+  while (restQ.length > 0 && restF.length > 0 && (joined(restF, restQ, false) || joined(restQ, restF, true)));
+  return { pairs, leftQuery: restQ.length, leftForm: restF.length, evidence };
+}
+
+function indexOf(collected: Collected, options: NameIndexOptions): NameIndex {
+  const { df, entries } = collected;
+  const commonFrom = Math.max(COMMON_MIN, entries * COMMON_SHARE);
+  const common = (word: string) => (df.get(word) ?? 0) >= commonFrom;
+  const distinctive = (word: string) => word.length >= DISTINCTIVE_MIN && !common(word);
+  // Which forms can be matched at all. A single word matches only exactly, and a person's single
+  // word only when it is distinctive: a bare given name ("Ahmed") identifies nobody. A shortened
+  // name needs a distinctive surname: "Ahmed Ali" from "ALI, Ahmed Khalfan", "Abdul Aziz" from
+  // "ABDUL HAMID ABDUL AZIZ", "Ana Lopez" from "LOPEZ TORRES, Ana Lilia" would match every
+  // customer of that name; "Nicolas Maduro" from "MADURO MOROS, Nicolas" is kept.
+  const usable = collected.forms.filter((f) =>
+    f.tokens.length === 1
+      ? !f.individual || distinctive(f.norm)
+      : f.surname === undefined || f.surname.some(distinctive),
+  );
+  const singles = new Map<string, Form[]>();
+  // A person's names as listed, by their distinctive words (each carried by few parties).
+  const byWord = new Map<string, Form[]>();
+  for (const f of usable) {
+    if (f.tokens.length === 1) singles.set(f.norm, [...(singles.get(f.norm) ?? []), f]);
+    else if (f.individual && f.surname === undefined)
+      for (const w of new Set(f.tokens)) if (distinctive(w)) byWord.set(w, [...(byWord.get(w) ?? []), f]);
+  }
   // Sorted by length, so a search scores only the slice whose length can still reach the threshold.
-  const forms = byLength(unsorted);
+  const forms = byLength(usable.filter((f) => f.tokens.length > 1));
   const lengths = forms.map((f) => f.norm.length);
+  const prune = options.prune !== false;
 
   const firstAtLeast = (len: number): number => {
     let lo = 0;
@@ -190,32 +436,56 @@ function indexOf(unsorted: Form[]): NameIndex {
     return lo;
   };
 
+  /** Calls `visit` with every multi-word form whose Jaro-Winkler score reaches `threshold`. */
+  const scan = (query: string, threshold: number, visit: (form: Form, score: number) => void) => {
+    const ratio = prune ? minLengthRatio(threshold) : 0;
+    const lo = ratio > 0 ? firstAtLeast(Math.ceil(query.length * ratio - 1e-9)) : 0;
+    const hi = ratio > 0 ? firstAtLeast(Math.floor(query.length / ratio + 1e-9) + 1) : forms.length;
+    const jMin = jaroFloor(threshold);
+    const qHist = prune ? histogram(query) : undefined;
+    const qBuckets = qHist ? [...qHist.keys()].filter((b) => qHist[b]! > 0) : [];
+    for (let i = lo; i < hi; i++) {
+      const form = forms[i]!;
+      // Jaro matches pair equal characters, so the shared character multiset bounds them.
+      const fHist = form.hist;
+      if (qHist && fHist) {
+        let shared = 0;
+        for (const b of qBuckets) shared += Math.min(qHist[b]!, fHist[b]!);
+        if ((shared / query.length + shared / form.norm.length + 1) / 3 < jMin - 1e-12) continue;
+      }
+      const score = jaroWinkler(query, form.norm);
+      if (score >= threshold) visit(form, score);
+    }
+  };
+
+  /**
+   * Whether a form whose spelling is close enough is a potential match word for word: the name as
+   * listed (or an admitted shortening) exactly; otherwise every word paired with a word of the
+   * form — a party other than a person may leave one word out on either side ("GARANTEX EUROPE
+   * OU") — and a paired listed word distinctive. Two common words ("Jose", "Garcia") never make
+   * a match but as a listed name written out.
+   */
+  const accepts = (words: string[], form: Form, threshold: number, exact: boolean): boolean => {
+    if (exact && words.join(' ') === form.norm) return true;
+    const floor = Math.min(WORD_FLOOR, threshold);
+    const a = form.individual
+      ? align(words, form.tokens, floor, FUZZY_WORD_MIN, { distinctive, common })
+      : align(words, form.tokens, floor, FUZZY_WORD_MIN_OTHER, { distinctive, common });
+    const slack = form.individual ? 0 : 1;
+    return a.pairs >= 2 && a.leftQuery + a.leftForm <= slack && a.evidence;
+  };
+
   return {
-    size: forms.length,
+    size: usable.length,
     search(name, threshold = DEFAULT_NAME_THRESHOLD) {
       const query = normalizeName(name);
       if (query === '' || !(threshold >= 0)) return [];
-      const ratio = minLengthRatio(threshold);
-      const lo = ratio > 0 ? firstAtLeast(Math.ceil(query.length * ratio - 1e-9)) : 0;
-      const hi = ratio > 0 ? firstAtLeast(Math.floor(query.length / ratio + 1e-9) + 1) : forms.length;
-      const jMin = jaroFloor(threshold);
-      const qHist = histogram(query);
-      const qBuckets = qHist ? [...qHist.keys()].filter((b) => qHist[b]! > 0) : [];
+      const words = query.split(' ');
       const best = new Map<string, NameMatch>();
-      for (let i = lo; i < hi; i++) {
-        const form = forms[i]!;
-        // Jaro matches pair equal characters, so the shared character multiset bounds them.
-        const fHist = form.hist;
-        if (qHist && fHist) {
-          let shared = 0;
-          for (const b of qBuckets) shared += Math.min(qHist[b]!, fHist[b]!);
-          if ((shared / query.length + shared / form.norm.length + 1) / 3 < jMin - 1e-12) continue;
-        }
-        const score = jaroWinkler(query, form.norm);
-        if (score < threshold) continue;
+      const keep = (form: Form, score: number) => {
         const key = `${form.list}\u0000${form.entry_id}`;
         const prev = best.get(key);
-        if (prev && prev.score >= score) continue;
+        if (prev && prev.score >= score) return;
         best.set(key, {
           list: form.list,
           entry_id: form.entry_id,
@@ -224,6 +494,29 @@ function indexOf(unsorted: Form[]): NameIndex {
           score,
           matched_name: form.published,
         });
+      };
+      if (words.length === 1) {
+        for (const form of singles.get(query) ?? []) keep(form, 1);
+      } else {
+        scan(query, threshold, (form, score) => {
+          if (accepts(words, form, threshold, true)) keep(form, score);
+        });
+        // One word more than a listed person's name: "Joaquin Archivaldo Guzman Loera" for
+        // "GUZMAN LOERA, Joaquin" (0.89 as a whole). The candidates are the names sharing a
+        // distinctive word with the query; each query word is left out in turn, and what is left
+        // must match the listed name word for word.
+        if (words.length >= 3 && words.length <= EXTRA_WORD_MAX) {
+          const candidates = new Set<Form>();
+          for (const w of words) for (const f of byWord.get(w) ?? []) candidates.add(f);
+          for (const form of candidates) {
+            if (form.tokens.length !== words.length - 1) continue;
+            for (let k = 0; k < words.length; k++) {
+              const fewer = words.filter((_, i) => i !== k);
+              const score = jaroWinkler(fewer.join(' '), form.norm);
+              if (score >= threshold && accepts(fewer, form, threshold, false)) keep(form, score);
+            }
+          }
+        }
       }
       return [...best.values()].sort(
         (x, y) => y.score - x.score || x.list.localeCompare(y.list) || x.entry_id.localeCompare(y.entry_id),

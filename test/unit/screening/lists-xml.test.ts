@@ -137,7 +137,9 @@ describe('EU consolidated list (hand-written fixture in the FSF XML layout)', ()
 
   test('keeps the other name aliases, in every script', () => {
     assert.deepEqual(list.entries[0]?.aliases, ['Яна Прикладова', 'Jana Prikladova']);
-    assert.deepEqual(list.entries[1]?.aliases, ['ECX']);
+    // ECX is published strong="false": weak, kept apart and never screened.
+    assert.deepEqual(list.entries[1]?.aliases, []);
+    assert.deepEqual(list.entries[1]?.weak_aliases, ['ECX']);
   });
 
   test('takes crypto addresses from identifications and remarks', () => {

@@ -149,7 +149,7 @@ describe('name index over the real OFAC 2021 and UN lists', () => {
   });
 
   test('returns best first, one result per entry, all above the threshold', () => {
-    const hits = index.search('Mohammed Ali', 0.9);
+    const hits = index.search('Nicolas Madurro', 0.9);
     assert.ok(hits.length > 1);
     for (let i = 1; i < hits.length; i++) assert.ok(hits[i - 1]!.score >= hits[i]!.score);
     assert.equal(new Set(hits.map((h) => `${h.list}:${h.entry_id}`)).size, hits.length);
@@ -195,9 +195,10 @@ describe('name index built in slices', () => {
 });
 
 describe('name index pruning is exact', () => {
-  test('gives the same entries as scoring every name by brute force', () => {
+  test('gives the same entries as scoring every name without pruning', () => {
     const small: SanctionsList = { ...ofac, entries: ofac.entries.slice(0, 400) };
     const idx = buildNameIndex([small]);
+    const unpruned = buildNameIndex([small], { prune: false });
     const names = small.entries.flatMap((e) => [e.name, ...e.aliases]);
     fc.assert(
       fc.property(
@@ -206,20 +207,7 @@ describe('name index pruning is exact', () => {
         fc.constantFrom(0.8, 0.92, 0.97),
         (name, noise, t) => {
           const query = name + noise;
-          const q = normalizeName(query);
-          const expected = new Set<string>();
-          for (const e of small.entries) {
-            const published = [e.name, ...e.aliases];
-            // A person is also indexed without the middle names.
-            const forms =
-              e.type === 'individual'
-                ? [...published, ...published.flatMap((n) => withoutMiddleNames(n) ?? [])]
-                : published;
-            if (forms.some((n) => q !== '' && jaroWinkler(q, normalizeName(n)) >= t))
-              expected.add(e.entry_id);
-          }
-          const got = new Set(idx.search(query, t).map((m) => m.entry_id));
-          assert.deepEqual(got, expected);
+          assert.deepEqual(idx.search(query, t), unpruned.search(query, t));
         },
       ),
       { numRuns: 200 },

@@ -13,7 +13,7 @@ import { attr, children, parseXmlRoot, text, type XmlNode } from './xml.ts';
 // EU Consolidated Financial Sanctions List, XML 1.1 (namespace http://eu.europa.ec/fpi/fsd/export):
 //   <export generationDate="…"><sanctionEntity logicalId="…" euReferenceNumber="EU.…">
 //     <regulation programme="…"/> <subjectType code="person|enterprise"/>
-//     <nameAlias wholeName="…" firstName="…" lastName="…"/>… <remark>…</remark>
+//     <nameAlias wholeName="…" firstName="…" lastName="…" strong="true|false"/>… <remark>…</remark>
 //     <identification identificationTypeCode="…" identificationTypeDescription="…" number="…"/>…
 // The EU format has no element for digital-currency addresses. An identification whose type code
 // or description names one (e.g. description "Digital Currency Address - XBT") is taken as one,
@@ -62,14 +62,20 @@ export function parseEuXml(xml: string | Uint8Array): SanctionsList {
     const entry_id = clean(attr(node, 'euReferenceNumber')) || clean(attr(node, 'logicalId'));
     if (entry_id === '')
       throw new ListFormatError('EU list: a sanctionEntity has no euReferenceNumber or logicalId');
-    const names = uniq(children(node, 'nameAlias').map(nameOf));
-    const [name = '', ...aliases] = names;
+    // strong="false" marks a weak alias (too generic to identify the party): kept apart, never
+    // screened on its own. The name is the first strong one (the first of all when none is).
+    const all = children(node, 'nameAlias');
+    const isWeak = (a: XmlNode) => attr(a, 'strong').trim().toLowerCase() === 'false';
+    const strong = uniq(all.filter((a) => !isWeak(a)).map(nameOf));
+    const weak = uniq(all.filter(isWeak).map(nameOf)).filter((n) => !strong.includes(n));
+    const [name = '', ...aliases] = strong.length > 0 ? strong : weak.splice(0, 1);
     entries.push({
       entry_id,
       name,
       type: entryType(attr(children(node, 'subjectType')[0], 'code')),
       programs: uniq(children(node, 'regulation').map((r) => clean(attr(r, 'programme')))),
       aliases,
+      ...(weak.length > 0 ? { weak_aliases: weak } : {}),
     });
     addresses.push(...cryptoAddresses(node, entry_id));
   }

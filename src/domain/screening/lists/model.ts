@@ -11,7 +11,14 @@ export interface SanctionsEntry {
   name: string;
   type: EntryType;
   programs: string[];
+  /** Names the list gives as sufficient to identify the party: screened. */
   aliases: string[];
+  /**
+   * Names the list itself marks as not sufficient on their own (UN QUALITY "Low", OFAC sdn.xml
+   * category "weak", EU strong="false"): kept for reading, never screened, not stored. Absent when
+   * none (the OFAC CSV set marks no alias weak).
+   */
+  weak_aliases?: string[];
 }
 
 /** Where a listed address can be screened: the address spaces the service accepts, or none. */

@@ -13,7 +13,8 @@ import { children, parseXmlRoot, text, type XmlNode } from './xml.ts';
 // formerly http://tempuri.org/sdnList.xsd):
 //   <sdnList><publshInformation><Publish_Date>MM/DD/YYYY</Publish_Date>…</publshInformation>
 //   <sdnEntry><uid/><firstName/><lastName/><sdnType>Individual|Entity|Vessel|Aircraft</sdnType>
-//     <programList><program/>…</programList> <akaList><aka><firstName/><lastName/></aka>…</akaList>
+//     <programList><program/>…</programList>
+//     <akaList><aka><category>strong|weak</category><firstName/><lastName/></aka>…</akaList>
 //     <idList><id><idType>Digital Currency Address - XBT</idType><idNumber>…</idNumber></id>…</idList>
 //   </sdnEntry>…</sdnList>
 // ("publshInformation" is OFAC's own spelling.)
@@ -54,13 +55,19 @@ export function parseOfacXml(xml: string | Uint8Array): SanctionsList {
     const programs = children(node, 'programList').flatMap((l) =>
       children(l, 'program').map((p) => clean(text(p))),
     );
-    const aliases = children(node, 'akaList').flatMap((l) => children(l, 'aka').map(personName));
+    // A "weak" a.k.a. is, in OFAC's words, a relatively broad or generic alias that may generate
+    // a large volume of false hits: kept apart, never screened on its own.
+    const akas = children(node, 'akaList').flatMap((l) => children(l, 'aka'));
+    const isWeak = (a: XmlNode) => clean(text(a, 'category')).toLowerCase() === 'weak';
+    const aliases = uniq(akas.filter((a) => !isWeak(a)).map(personName));
+    const weak_aliases = uniq(akas.filter(isWeak).map(personName)).filter((a) => !aliases.includes(a));
     entries.push({
       entry_id,
       name: personName(node),
       type: entryType(text(node, 'sdnType')),
       programs: uniq(programs),
-      aliases: uniq(aliases),
+      aliases,
+      ...(weak_aliases.length > 0 ? { weak_aliases } : {}),
     });
     for (const id of children(node, 'idList').flatMap((l) => children(l, 'id'))) {
       const m = DIGITAL_CURRENCY.exec(clean(text(id, 'idType')));

@@ -5,7 +5,8 @@ import { attr, children, parseXmlRoot, text, type XmlNode } from './xml.ts';
 // UN Security Council Consolidated List (https://www.un.org/sc/resources/sc-sanctions.xsd):
 //   <CONSOLIDATED_LIST dateGenerated="…">
 //     <INDIVIDUALS><INDIVIDUAL><DATAID/><FIRST_NAME/>…<FOURTH_NAME/><UN_LIST_TYPE/>
-//       <REFERENCE_NUMBER/><NAME_ORIGINAL_SCRIPT/><INDIVIDUAL_ALIAS><ALIAS_NAME/></INDIVIDUAL_ALIAS>…
+//       <REFERENCE_NUMBER/><NAME_ORIGINAL_SCRIPT/><INDIVIDUAL_ALIAS><QUALITY/><ALIAS_NAME/></INDIVIDUAL_ALIAS>…
+//     (QUALITY Good, Low, or empty; entities' aliases: a.k.a., f.k.a.)
 //     <ENTITIES><ENTITY><DATAID/><FIRST_NAME/>…<ENTITY_ALIAS><ALIAS_NAME/></ENTITY_ALIAS>…
 // The list carries no digital-currency addresses.
 
@@ -21,18 +22,26 @@ function toEntry(node: XmlNode, type: EntryType, aliasTag: string): SanctionsEnt
       `UN list: an ${aliasTag.split('_')[0]} has neither REFERENCE_NUMBER nor DATAID`,
     );
   const name = clean(NAME_PARTS.map((t) => text(node, t)).join(' '));
-  const aliases = children(node, aliasTag).map((a) => clean(text(a, 'ALIAS_NAME')));
+  // QUALITY "Low": the UN's own word that the alias is not sufficient to identify the person (a
+  // bare "Ahmed", "Tariq" on QDi.020, QDi.296): kept apart, never screened on its own.
+  const aliasNodes = children(node, aliasTag);
+  const isLow = (a: XmlNode) => clean(text(a, 'QUALITY')).toLowerCase() === 'low';
+  const aliases = aliasNodes.filter((a) => !isLow(a)).map((a) => clean(text(a, 'ALIAS_NAME')));
+  const weak = uniq(aliasNodes.filter(isLow).map((a) => clean(text(a, 'ALIAS_NAME'))));
   // The original-script name lets a request written in that script match too.
   aliases.push(clean(text(node, 'NAME_ORIGINAL_SCRIPT')));
   // A few records publish two names in one field, "NAME ONE (N1) ; NAME TWO (N2)" (CDe.003): the
   // name stays as published, and each part is searchable on its own.
   for (const whole of [name, ...aliases]) if (whole.includes(';')) aliases.push(...namesIn(whole));
+  const strong = uniq(aliases).filter((a) => a !== name);
+  const weak_aliases = weak.filter((a) => a !== name && !strong.includes(a));
   return {
     entry_id,
     name,
     type,
     programs: uniq([clean(text(node, 'UN_LIST_TYPE'))]),
-    aliases: uniq(aliases).filter((a) => a !== name),
+    aliases: strong,
+    ...(weak_aliases.length > 0 ? { weak_aliases } : {}),
   };
 }
 

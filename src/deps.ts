@@ -150,7 +150,10 @@ export async function createDeps(
     audit: operatorAudit,
     onError: (err) => opts.logger?.error({ err }, 'CASP directory reload failed; the loaded one stays'),
   });
-  const cacheStats = createCacheStatsService({ cache });
+  const cacheStats = createCacheStatsService({
+    cache,
+    onLookup: (ns, hit) => metrics.cacheLookups.inc({ cache: ns, outcome: hit ? 'hit' : 'miss' }),
+  });
   const travelRule = createTravelRuleService({
     evaluation,
     directory: () => casps.directory(),
@@ -169,6 +172,7 @@ export async function createDeps(
   const vendors = createVendors(config, {
     onError: (err) => opts.logger?.warn({ err }, 'circuit-breaker store unavailable'),
   });
+  metrics.readBreakersFrom(() => vendors.breakers.status());
   const screening = createScreeningService({
     lists,
     vendors,

@@ -75,12 +75,28 @@ export function createMetrics() {
     labelNames: ['cache', 'outcome'] as const,
     registers: [registry],
   });
+  // Read from the breakers at each scrape (shared ones from Redis), not kept up to date here.
+  let breakerSource: (() => Promise<Record<string, { state: string }>>) | undefined;
+  const STATE_VALUE: Record<string, number> = { CLOSED: 0, HALF_OPEN: 1, OPEN: 2 };
   const breakerState = new Gauge({
     name: 'mica_vendor_breaker_state',
     help: 'Circuit-breaker state per vendor (0 closed, 1 half-open, 2 open)',
     labelNames: ['vendor'] as const,
     registers: [registry],
+    async collect() {
+      if (!breakerSource) return;
+      try {
+        for (const [vendor, b] of Object.entries(await breakerSource()))
+          this.set({ vendor }, STATE_VALUE[b.state] ?? 0);
+      } catch {
+        // The breakers' store is unreadable: the last values stand rather than failing the scrape.
+      }
+    },
   });
+  // Series that exist from the start at 0, so that a dashboard's rate() reads zero, not "no data".
+  for (const scope of ['minute', 'day', 'webhook:unverified']) rateLimitRejections.inc({ scope }, 0);
+  for (const cache of ['wallet_screening', 'travel_rule'])
+    for (const outcome of ['hit', 'miss']) cacheLookups.inc({ cache, outcome }, 0);
   function countRuleResult(ruleId: string, result: string, triggered: boolean): void {
     let byResult = ruleCounts.get(ruleId);
     if (!byResult) {
@@ -110,6 +126,10 @@ export function createMetrics() {
     rateLimitFallbacks,
     cacheLookups,
     breakerState,
+    /** Where mica_vendor_breaker_state is read from at each scrape (the vendors' breakers). */
+    readBreakersFrom(source: () => Promise<Record<string, { state: string }>>): void {
+      breakerSource = source;
+    },
   };
 }
 export type Metrics = ReturnType<typeof createMetrics>;

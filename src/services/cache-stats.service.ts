@@ -39,7 +39,11 @@ const MB = 1024 * 1024;
  * Hit/miss counters per client and cache, and the cache's own size. Counters live in this process
  * (since start, as the contract says): counting in Redis would add a round trip to every lookup.
  */
-export function createCacheStatsService(deps: { cache: Pick<Cache, 'usage' | 'del' | 'delPrefix'> }) {
+export function createCacheStatsService(deps: {
+  cache: Pick<Cache, 'usage' | 'del' | 'delPrefix'>;
+  /** Told of every lookup (the metrics' count). */
+  onLookup?: (ns: CacheNamespace, hit: boolean) => void;
+}) {
   const counters = new Map<string, Counter>();
 
   function counter(clientId: string, ns: CacheNamespace): Counter {
@@ -93,6 +97,7 @@ export function createCacheStatsService(deps: { cache: Pick<Cache, 'usage' | 'de
       const c = counter(clientId, ns);
       if (hit) c.hits++;
       else c.misses++;
+      deps.onLookup?.(ns, hit);
     },
 
     /** The caller's client's figures for both caches. */

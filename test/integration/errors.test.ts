@@ -526,6 +526,25 @@ describe('metrics', () => {
     assert.match(res.body, /mica_audit_batch_size_count 1/);
     assert.match(res.body, /mica_http_request_duration_seconds_bucket/);
   });
+
+  it('counts cache lookups and shows each vendor breaker’s state (every declared metric has samples)', async () => {
+    const { auth } = await clientWithKey(t, 'globex');
+    const url =
+      '/api/mica/wallet-screening?wallet_address=0x8589427373D6D84E98730D7795D8f6f8731FDA16&blockchain=ethereum';
+    for (let i = 0; i < 2; i++)
+      assert.equal((await t.app.inject({ method: 'GET', url, headers: auth })).statusCode, 200);
+    const body = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
+    assert.match(body, /mica_cache_lookups_total\{cache="wallet_screening",outcome="miss"\} 1/);
+    assert.match(body, /mica_cache_lookups_total\{cache="wallet_screening",outcome="hit"\} 1/);
+    for (const vendor of ['vendor_a', 'vendor_b', 'vendor_c'])
+      assert.match(body, new RegExp(`mica_vendor_breaker_state\\{vendor="${vendor}"\\} 0`));
+    // A metric declared but never given a value would read as zero on a dashboard, wrongly.
+    const declared = [...body.matchAll(/^# TYPE (\S+) /gm)].map((m) => m[1]!);
+    const empty = declared.filter(
+      (name) => !new RegExp(`^${name}(?:_bucket|_sum|_count)?[{ ]`, 'm').test(body),
+    );
+    assert.deepEqual(empty, []);
+  });
 });
 
 describe('a smaller BODY_LIMIT_BYTES', () => {

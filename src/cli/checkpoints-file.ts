@@ -19,7 +19,9 @@ export function readCheckpointsFile(file: string): unknown[] {
     throw new Error(`${file} is not JSON: give the output of "audit checkpoints"`);
   }
   const list = Array.isArray(parsed) ? parsed : (parsed as { checkpoints?: unknown } | null)?.checkpoints;
-  if (!Array.isArray(list))
+  // An empty list confirms nothing: accepted, the verification would read as if the outside copy
+  // had been checked.
+  if (!Array.isArray(list) || list.length === 0)
     throw new Error(`${file} holds no checkpoints: give the output of "audit checkpoints"`);
   return list;
 }

@@ -189,12 +189,15 @@ describe('the mica CLI', () => {
       /client globex, not of acme/,
       'foreign',
     );
-    writeFileSync(file, '{"checkpoints": 3}');
-    assertFails(
-      mica('audit', 'verify', '--client', 'acme', '--checkpoints', file),
-      /holds no checkpoints/,
-      'shape',
-    );
+    for (const text of ['{"checkpoints": 3}', '[]', '{"checkpoints": []}']) {
+      // An empty list would confirm nothing, and read as if the outside copy had been checked.
+      writeFileSync(file, text);
+      assertFails(
+        mica('audit', 'verify', '--client', 'acme', '--checkpoints', file),
+        /holds no checkpoints/,
+        text,
+      );
+    }
     writeFileSync(file, `[{"seq": 4, "head_hash": "${'ab'.repeat(32)}"}]`);
     assertFails(
       mica('audit', 'verify', '--client', 'acme', '--checkpoints', file),

@@ -8,6 +8,8 @@ export interface RedisHealth {
   check(): void;
   /** Told of a failed command: a timeout holds the connection away until a PING is answered. */
   failed(err: unknown): void;
+  /** A command's promise, its failure told to failed(). */
+  watch<T>(command: Promise<T>): Promise<T>;
 }
 
 const isTimeout = (err: unknown) => err instanceof Error && /Command timed out/.test(err.message);
@@ -36,7 +38,7 @@ export function createRedisHealth(client: Redis, lost: (status: string) => boole
     timer.unref();
   }
 
-  return {
+  const health: RedisHealth = {
     check() {
       if (lost(client.status)) throw new Error(`redis unavailable (${client.status})`);
       if (away) throw new Error('redis unavailable (not answering)');
@@ -46,5 +48,12 @@ export function createRedisHealth(client: Redis, lost: (status: string) => boole
       away = true;
       probe();
     },
+    watch(command) {
+      return command.catch((err: unknown) => {
+        health.failed(err);
+        throw err;
+      });
+    },
   };
+  return health;
 }

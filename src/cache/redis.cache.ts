@@ -27,11 +27,7 @@ export function createRedisCache(
    */
   const health = createRedisHealth(client, (status) => status !== 'ready');
   const ready = () => health.check();
-  const watched = <T>(p: Promise<T>): Promise<T> =>
-    p.catch((err: unknown) => {
-      health.failed(err);
-      throw err;
-    });
+  const watched = <T>(p: Promise<T>): Promise<T> => health.watch(p);
 
   async function scan(prefix: string, suffix = ''): Promise<string[]> {
     const found: string[] = [];

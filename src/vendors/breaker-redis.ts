@@ -81,11 +81,7 @@ export function createRedisBreakerStore(url: string): BreakerStore {
   // (redis-health.ts), so screenings do not each wait for it.
   const health = createRedisHealth(client, (status) => LOST.has(status));
   const ready = () => health.check();
-  const watched = <T>(p: Promise<T>): Promise<T> =>
-    p.catch((err: unknown) => {
-      health.failed(err);
-      throw err;
-    });
+  const watched = <T>(p: Promise<T>): Promise<T> => health.watch(p);
   // Errors surface as failed commands; without a listener ioredis would also log them.
   client.on('error', () => {});
   client.defineCommand('breakerAdmitAll', { lua: ADMIT_ALL });

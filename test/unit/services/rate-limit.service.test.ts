@@ -138,6 +138,7 @@ describe('rate-limit service: a shared store that fails mid-window', () => {
       failed(err: unknown) {
         if (/timed out/.test((err as Error).message)) away = true;
       },
+      watch: <T>(p: Promise<T>) => p,
     };
     const limiter = createRateLimitService({ shared, health, prefix: `h${Date.now()}` });
     const limits: Limits = { per_minute: 100 };

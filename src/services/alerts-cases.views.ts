@@ -3,6 +3,7 @@ import type { HistoryEntry, ItemKind, TransitionResult } from '../domain/cases/s
 import { AppError, fieldError } from '../errors.ts';
 import type { After, AlertRow, CaseRow } from '../storage/alerts-cases.repo.ts';
 import { isCursorTime, readCursor, writeCursor } from './cursor.ts';
+import { RawJson } from './raw-json.ts';
 
 // The wire forms of the alerts and cases API (CONTRACT §5): item shapes, cursors, refusals.
 
@@ -56,7 +57,8 @@ export function alertView(r: AlertRow, now: Date) {
     overdue: isOverdue(new Date(r.due_at), now, r.status),
     created_at: iso(r.created_at),
     updated_at: iso(r.updated_at),
-    payload: r.payload ?? null,
+    // The body as delivered, written into the response unparsed (cases.routes: stringifyWithRaw).
+    payload: r.payload === null ? null : new RawJson(r.payload),
     history: historyOf(r.history),
   };
 }

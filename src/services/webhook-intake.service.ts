@@ -188,7 +188,7 @@ export function createWebhookIntakeService(deps: {
         rule_ids: [],
         due_at: alertDueAt(n.severity, at, cal).toISOString(),
         created_at: iso,
-        payload: input.body,
+        payload: input.rawBody.toString('utf8'),
         headers,
         actor: `webhook:${kind}`,
       },
@@ -249,7 +249,7 @@ export function createWebhookIntakeService(deps: {
         severity: n.severity,
         due_at: alertDueAt(n.severity, existing.created_at, cal).toISOString(),
         updated_at: iso,
-        payload: input.body,
+        payload: input.rawBody.toString('utf8'),
         headers,
         case_id: caseId,
         history: {

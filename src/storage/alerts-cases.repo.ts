@@ -5,7 +5,8 @@ import type { Db } from './db.ts';
 import { insertFollowUps, type NewCase, type OpenedCase } from './follow-ups.repo.ts';
 import type { AlertsTable, CasesTable } from './schema.ts';
 
-export type AlertRow = Selectable<AlertsTable>;
+/** An alert as the API reads it: `payload` is the stored JSON text, never parsed (see alertColumns). */
+export type AlertRow = Omit<Selectable<AlertsTable>, 'payload' | 'headers'> & { payload: string | null };
 export type CaseRow = Selectable<CasesTable>;
 
 /** Keyset position in a listing ordered by (due_at, id). */
@@ -44,6 +45,31 @@ function sharedConditions(f: ListFilter, after: After | undefined) {
 function overdueSql(now: Date, finalStatuses: string[]) {
   return sql<boolean>`(due_at < ${now.toISOString()}::timestamptz AND status NOT IN (${sql.join(finalStatuses)}))`;
 }
+
+/**
+ * The columns of an alert read for the API. `payload` comes as text: the drivers (pg, PGlite) would
+ * JSON.parse a `json` column and round a vendor's numbers; the text is what the vendor sent.
+ */
+const alertColumns = [
+  'id',
+  'client_id',
+  'status',
+  'resolution',
+  'severity',
+  'source',
+  'event',
+  'vendor_object_id',
+  'customer_id',
+  'transaction_id',
+  'evaluation_id',
+  'case_id',
+  'rule_ids',
+  'due_at',
+  'created_at',
+  'updated_at',
+  'history',
+  sql<string | null>`payload::text`.as('payload'),
+] as const;
 
 /** Statements that need a row lock, bound to one transaction. */
 function lockedStatements(trx: Db) {
@@ -148,7 +174,7 @@ export function createAlertsCasesRepo(db: Db) {
       after: After | undefined,
       limit: number,
     ): Promise<AlertRow[]> {
-      let q = db.selectFrom('alerts').selectAll().where('client_id', '=', clientId);
+      let q = db.selectFrom('alerts').select(alertColumns).where('client_id', '=', clientId);
       if (f.severity !== undefined) q = q.where('severity', '=', f.severity);
       for (const c of sharedConditions(f, after)) q = q.where(c);
       return q.orderBy('due_at').orderBy('id').limit(limit).execute();
@@ -170,10 +196,10 @@ export function createAlertsCasesRepo(db: Db) {
       return q.orderBy('due_at').orderBy('id').limit(limit).execute();
     },
 
-    alert: (clientId: string, id: string) =>
+    alert: (clientId: string, id: string): Promise<AlertRow | undefined> =>
       db
         .selectFrom('alerts')
-        .selectAll()
+        .select(alertColumns)
         .where('client_id', '=', clientId)
         .where('id', '=', id)
         .executeTakeFirst(),

@@ -31,7 +31,11 @@ export interface NewAlert {
   rule_ids: string[];
   due_at: string;
   created_at: string;
-  payload: unknown;
+  /**
+   * A webhook's body as delivered (JSON text, kept verbatim by the `json` column: a number is never
+   * rounded through a double); null for an evaluation's alert.
+   */
+  payload: string | null;
   headers: Record<string, string> | null;
   actor: string;
   /** The person named for the key (officer or X-Actor); none for a part of the service. */
@@ -130,11 +134,11 @@ export function followUpCtes(
                           transaction_id, evaluation_id, case_id, rule_ids, due_at, created_at, updated_at,
                           payload, headers, history)
       SELECT id, client_id, 'open', severity, source, event, vendor_object_id, customer_id, transaction_id,
-             evaluation_id, case_id, rule_ids, due_at, created_at, created_at, payload, headers, history
+             evaluation_id, case_id, rule_ids, due_at, created_at, created_at, payload::json, headers, history
         FROM json_to_recordset(${JSON.stringify(alertRows)}::json) AS x(id uuid, client_id text,
              severity text, source text, event text, vendor_object_id text, customer_id text,
              transaction_id text, evaluation_id uuid, case_id uuid, rule_ids text[], due_at timestamptz,
-             created_at timestamptz, payload json, headers jsonb, history jsonb)
+             created_at timestamptz, payload text, headers jsonb, history jsonb)
        WHERE ${live('x.id')}
     )`;
 }

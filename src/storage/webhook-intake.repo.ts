@@ -35,7 +35,8 @@ export interface AlertUpdate {
   severity: string;
   due_at: string;
   updated_at: string;
-  payload: unknown;
+  /** The delivered body, as received (JSON text, stored verbatim: numbers keep every digit). */
+  payload: string;
   headers: Record<string, string>;
   history: HistoryEntry;
   case_id: string | null;
@@ -86,7 +87,7 @@ function intakeStatements(trx: Db) {
       await sql`
         UPDATE alerts
            SET severity = ${u.severity}, due_at = ${u.due_at}, updated_at = ${u.updated_at},
-               payload = ${JSON.stringify(u.payload)}::json, headers = ${JSON.stringify(u.headers)}::jsonb,
+               payload = ${u.payload}::json, headers = ${JSON.stringify(u.headers)}::jsonb,
                case_id = ${u.case_id}, history = history || ${JSON.stringify([u.history])}::jsonb
          WHERE id = ${id}`.execute(trx);
     },

@@ -204,6 +204,62 @@ describe('webhook intake', () => {
     assert.equal(c.clientId, 'numbers');
   });
 
+  it("the alert's payload is the body as delivered: numbers keep every digit (list, detail, transition)", async () => {
+    const { auth } = await clientWithKey(t, 'acme', {});
+    const objectId = `obj-exact-${Date.now()}`;
+    // Numbers a double cannot hold: 2^63-ish, overflow, underflow, more digits than 17.
+    const exact = (id: string, event: string, extra: string) =>
+      `{"id":"${id}","event":"${event}","created_at":"${new Date().toISOString()}",` +
+      `"data":{"alert_id":"${objectId}","severity":"low","account_id":1234567890123456789,` +
+      `"big":1e400,"tiny":1e-400,"amount":0.1000000000000000055,"n":[-0.0,1E+2, 12345678901234567890123]${extra}}}`;
+    const created = exact(`dlv-${objectId}-1`, 'alert.created', '');
+    const res = await deliver('txmon-a', created);
+    assert.equal(res.statusCode, 200, res.body);
+    const id = res.json().platform_alert_id as string;
+    const payloadText = (body: string) => {
+      // The response is valid JSON, and the payload's text within it is the delivered text.
+      JSON.parse(body);
+      return body;
+    };
+    const detail = await t.app.inject({ method: 'GET', url: `/api/alerts/${id}`, headers: auth });
+    assert.equal(detail.statusCode, 200, detail.body);
+    assert.ok(payloadText(detail.body).includes(`"payload":${created},"history":`), detail.body);
+    assert.equal(detail.headers['content-type'], 'application/json; charset=utf-8');
+    assert.equal(detail.json().payload.data.alert_id, objectId);
+    const list = await t.app.inject({ method: 'GET', url: '/api/alerts?limit=200', headers: auth });
+    assert.equal(list.statusCode, 200);
+    assert.ok(payloadText(list.body).includes(`"payload":${created}`));
+    // An update's body replaces it, as delivered too (whitespace and all).
+    const updated = exact(`dlv-${objectId}-2`, 'alert.updated', ',"more": 9007199254740993 ');
+    assert.equal((await deliver('txmon-a', updated)).statusCode, 200);
+    const moved = await t.app.inject({
+      method: 'POST',
+      url: `/api/alerts/${id}/transition`,
+      headers: auth,
+      payload: { to: 'acknowledged' },
+    });
+    assert.equal(moved.statusCode, 200, moved.body);
+    assert.ok(payloadText(moved.body).includes(`"payload":${updated},"history":`), moved.body);
+    // A refusal is still the usual error body.
+    const refused = await t.app.inject({
+      method: 'POST',
+      url: `/api/alerts/${id}/transition`,
+      headers: auth,
+      payload: { to: 'open' },
+    });
+    assert.equal(refused.statusCode, 409);
+    assert.equal(refused.json().error.code, 'INVALID_TRANSITION');
+  });
+
+  it('a payload id past 2^53 is refused: too large to be exact, send it as a string', async () => {
+    const res = await deliver(
+      'txmon-a',
+      `{"id":"dlv-big-${Date.now()}","event":"alert.created","data":{"alert_id":9007199254740993}}`,
+    );
+    assert.equal(res.statusCode, 400, res.body);
+    assert.match(res.body, /data\.alert_id: Number too large to be exact .*send the id as a string/);
+  });
+
   it('*.updated updates its alert (severity, payload, history) with the same ids, and may open a case', async () => {
     const created = vendorBody('txmon-a', { data: { severity: 'low' } });
     const first = (await deliver('txmon-a', created)).json();

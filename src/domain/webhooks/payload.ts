@@ -75,6 +75,13 @@ function reader(obj: Json, prefix: string, errors: string[]) {
       if (!present(key)) return required ? fail(key, 'Required') : null;
       const v = obj[key];
       if (typeof v === 'number' && Number.isSafeInteger(v)) return String(v);
+      // Past 2^53 a JSON number no longer holds every integer: 9007199254740993 reads as …992, and
+      // two vendor objects would share an id. Refused, saying why, rather than called "not a string".
+      if (typeof v === 'number' && (Number.isInteger(v) || !Number.isFinite(v)))
+        return fail(
+          key,
+          'Number too large to be exact (integer ids must be at most 9007199254740991); send the id as a string',
+        );
       if (typeof v !== 'string' || v.trim() === '') return fail(key, 'Must be a non-empty string');
       if (v.length > MAX_ID_LENGTH) return fail(key, `Must be at most ${MAX_ID_LENGTH} characters`);
       return v;

@@ -1,6 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import type { AlertsCasesService } from '../../services/alerts-cases.service.ts';
+import { stringifyWithRaw } from '../../services/raw-json.ts';
 import { principalOf } from '../plugins/auth.ts';
 import {
   AlertListQuery,
@@ -20,6 +22,17 @@ const security = [{ bearer: [] }];
 const IdParam = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
 const withConflict = { ...nestedErrorResponses, 409: NestedError };
 
+/**
+ * An alert answer is written by stringifyWithRaw: its `payload` is the vendor's JSON text, spliced in
+ * unparsed so that its numbers keep every digit (the schema's serializer would JSON.stringify a
+ * parsed, rounded copy). Set once the answer is ready: a refusal goes the usual way.
+ */
+function rawAware<T>(reply: FastifyReply, value: T): T {
+  // A reply serializer leaves the content type to the caller.
+  reply.type('application/json; charset=utf-8').serializer(stringifyWithRaw);
+  return value;
+}
+
 /** The alerts and cases API of CONTRACT §9: every query scoped by the caller's client (nested errors). */
 export const casesRoutes =
   (deps: { alertsCases: AlertsCasesService }): FastifyPluginAsyncTypebox =>
@@ -38,7 +51,7 @@ export const casesRoutes =
           response: { 200: listOf(AlertSchema), ...nestedErrorResponses },
         },
       },
-      async (req) => svc.listAlerts(principalOf(req), req.query),
+      async (req, reply) => rawAware(reply, await svc.listAlerts(principalOf(req), req.query)),
     );
 
     app.get(
@@ -53,7 +66,7 @@ export const casesRoutes =
           response: { 200: AlertSchema, ...nestedErrorResponses },
         },
       },
-      async (req) => svc.getAlert(principalOf(req), req.params.id),
+      async (req, reply) => rawAware(reply, await svc.getAlert(principalOf(req), req.params.id)),
     );
 
     app.post(
@@ -71,7 +84,8 @@ export const casesRoutes =
           response: { 200: AlertSchema, ...withConflict },
         },
       },
-      async (req) => svc.transitionAlert(principalOf(req), req.params.id, req.body, actorOf(req)),
+      async (req, reply) =>
+        rawAware(reply, await svc.transitionAlert(principalOf(req), req.params.id, req.body, actorOf(req))),
     );
 
     app.get(

@@ -38,7 +38,10 @@ export const AlertSchema = Type.Object({
   overdue: Type.Boolean(),
   created_at: DateTime,
   updated_at: DateTime,
-  payload: Type.Unknown({ description: 'webhooks: the delivered body' }),
+  payload: Type.Unknown({
+    description:
+      "webhooks: the delivered body, the vendor's JSON exactly as received (numbers keep every digit, e.g. 1234567890123456789 or 1e400; read them with a parser that keeps them); null for an evaluation's alert",
+  }),
   history: Type.Array(HistoryEntry),
 });
 

@@ -134,6 +134,24 @@ describe('normaliseWebhook: events and vendor object ids', () => {
       'data.evaluation_id: Must be at most 256 characters',
     ]);
   });
+
+  it('an integer id past 2^53 is refused as too large to be exact, to be sent as a string', () => {
+    const tooLarge =
+      'Number too large to be exact (integer ids must be at most 9007199254740991); send the id as a string';
+    const parsed = JSON.parse('{"alert_id":9007199254740993,"customer_id":1e400}') as Record<string, unknown>;
+    assert.deepEqual(errors('txmon-a', body('txmon-a', parsed)), [
+      `data.alert_id: ${tooLarge}`,
+      `data.customer_id: ${tooLarge}`,
+    ]);
+    assert.equal(
+      ok('txmon-a', body('txmon-a', { alert_id: 9007199254740991 })).vendorObjectId,
+      '9007199254740991',
+    );
+    assert.equal(
+      ok('txmon-a', body('txmon-a', { alert_id: '9007199254740993' })).vendorObjectId,
+      '9007199254740993',
+    );
+  });
 });
 
 describe('normaliseWebhook: body shape', () => {

@@ -166,7 +166,7 @@ export function createAlertsCasesService(deps: {
           resolution: r.resolution,
           case_id: caseId,
           at: at.toISOString(),
-          entry: r.historyEntry,
+          entry: { ...r.historyEntry, case_id: caseId },
         });
       });
       return this.getAlert(p, id);

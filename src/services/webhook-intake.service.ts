@@ -258,6 +258,7 @@ export function createWebhookIntakeService(deps: {
           from: existing.status,
           to: existing.status,
           note: `${n.event} (delivery ${n.deliveryId}): ${severityNote}`,
+          case_id: caseId,
         },
       });
       return { status: 'accepted', platform_alert_id: existing.id, case_id: caseId, case_number: caseNumber };

@@ -117,7 +117,8 @@ function lockedStatements(trx: Db) {
         resolution: string | null;
         case_id: string | null;
         at: string;
-        entry: HistoryEntry;
+        /** `case_id`: the case the alert is in after this entry (the transitions trail reads it). */
+        entry: HistoryEntry & { case_id: string | null };
       },
     ): Promise<void> {
       await sql`

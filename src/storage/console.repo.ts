@@ -57,6 +57,42 @@ export interface TransitionRow {
   ord: number;
 }
 
+/**
+ * The case an alert was in at its history entry `h` (of alert `a`), as SQL. Entries written since
+ * they carry it name it (`case_id`: the case after the entry, null for none). For earlier ones it is
+ * derived from what recorded the moves: an alert leaves a case only by escalation into another,
+ * which case_former_alerts records (`left_at`, the escalation entry's time); the case it holds after
+ * its last move is `alerts.case_id`. So the case at time T is the first case left after T, else the
+ * current one; and that case, if the alert was not in a case before it, was joined:
+ * - at the alert's creation when opened with it (the same created_at);
+ * - else at the first later entry that joined it: the escalation (which opened it, or joined it by
+ *   `case_id`) or the webhook update that opened it (at the case's created_at);
+ * and before that the alert was in no case.
+ */
+const caseAtEntry = sql`
+  CASE WHEN h.value ? 'case_id' THEN (h.value->>'case_id')::uuid
+  ELSE (
+    SELECT CASE
+             WHEN cand.case_id IS NULL THEN NULL
+             WHEN EXISTS (SELECT 1 FROM case_former_alerts f
+                           WHERE f.client_id = a.client_id AND f.alert_id = a.id
+                             AND f.left_at <= (h.value->>'at')::timestamptz) THEN cand.case_id
+             WHEN (h.value->>'at')::timestamptz >= (
+               SELECT CASE WHEN c1.created_at = a.created_at THEN a.created_at
+                           ELSE COALESCE((
+                             SELECT min((e.value->>'at')::timestamptz)
+                               FROM jsonb_array_elements(a.history) WITH ORDINALITY AS e(value, ord)
+                              WHERE e.ord > 1 AND (e.value->>'at')::timestamptz >= c1.created_at
+                                AND ((e.value->>'to' = 'escalated' AND e.value->>'from' IS DISTINCT FROM 'escalated')
+                                     OR (e.value->>'at')::timestamptz = c1.created_at)), c1.created_at) END
+                 FROM cases c1 WHERE c1.id = cand.case_id) THEN cand.case_id
+           END
+      FROM (SELECT COALESCE((SELECT f.case_id FROM case_former_alerts f
+                              WHERE f.client_id = a.client_id AND f.alert_id = a.id
+                                AND f.left_at > (h.value->>'at')::timestamptz
+                              ORDER BY f.left_at LIMIT 1), a.case_id) AS case_id) cand)
+  END`;
+
 /** Read models of the web console (counts, severities, rule statistics, the transitions trail); tenant-scoped. */
 export function createConsoleRepo(db: Db) {
   return {
@@ -174,13 +210,15 @@ export function createConsoleRepo(db: Db) {
                  c.resolution, h.value, h.ord
             FROM cases c CROSS JOIN LATERAL jsonb_array_elements(c.history) WITH ORDINALITY AS h(value, ord)
            WHERE ${itemConds('c')}`);
+      // An alert's entry names the case the alert was in at that entry, not its case now.
       if (f.kind !== 'case')
         parts.push(sql`
-          SELECT 'alert' AS kind, a.id::text AS item_id, a.case_id::text AS case_id, k.case_number,
+          SELECT 'alert' AS kind, a.id::text AS item_id, m.case_id::text AS case_id, k.case_number,
                  a.resolution, h.value, h.ord
             FROM alerts a
-            LEFT JOIN cases k ON k.id = a.case_id AND k.client_id = a.client_id
            CROSS JOIN LATERAL jsonb_array_elements(a.history) WITH ORDINALITY AS h(value, ord)
+           CROSS JOIN LATERAL (SELECT ${caseAtEntry} AS case_id) m
+            LEFT JOIN cases k ON k.id = m.case_id AND k.client_id = a.client_id
            WHERE ${itemConds('a')}`);
       const rowConds = [sql`true`];
       if (f.from) rowConds.push(sql`(x.value->>'at')::timestamptz >= ${f.from.toISOString()}::timestamptz`);

@@ -90,9 +90,10 @@ export function followUpCtes(
     year: new Date(c.created_at).getUTCFullYear(),
     history: [historyEntry(c.created_at, c, 'open', c.reason)],
   }));
+  // An alert's entries name the case it is in after them (console.repo: the transitions trail).
   const alertRows = alerts.map((a) => ({
     ...a,
-    history: [historyEntry(a.created_at, a, 'open', null)],
+    history: [{ ...historyEntry(a.created_at, a, 'open', null), case_id: a.case_id }],
   }));
   return sql`
     nc AS (

@@ -38,7 +38,8 @@ export interface AlertUpdate {
   /** The delivered body, as received (JSON text, stored verbatim: numbers keep every digit). */
   payload: string;
   headers: Record<string, string>;
-  history: HistoryEntry;
+  /** `case_id`: the case the alert is in after this entry (the transitions trail reads it). */
+  history: HistoryEntry & { case_id: string | null };
   case_id: string | null;
 }
 

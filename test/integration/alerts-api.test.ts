@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { allowedTransitions, statusesOf } from '../../src/domain/cases/state-machines.ts';
 import { ALERT_KEYS, type CasesApi, startCasesApi } from '../helpers/cases-api.ts';
+import { signed, vendorBody } from '../helpers/webhooks.ts';
 
 describe('alerts API (and the 404s of every alert and case route)', () => {
   let t: CasesApi['t'];
@@ -333,6 +334,89 @@ describe('alerts API (and the 404s of every alert and case route)', () => {
     const res = await as(acme).post(`/api/alerts/${id}/transition`, { to: 'acknowledged' });
     assert.equal(res.statusCode, 409, res.body);
     assert.match(res.json().error.message, /^An alert cannot move from /);
+  });
+
+  it('the transitions trail names the case an alert was in at each entry, not its case now (also for entries written before they named it)', async () => {
+    type Row = { item_id: string; to: string; case_id: string | null; case_number: string | null };
+    const numberOf = async (caseId: string) =>
+      (await as(acme).get(`/api/cases/${caseId}`)).json().case_number;
+    const trail = async (caseId: string, alertId: string) => {
+      const res = await as(acme).get(`/api/mica/audit/transitions?case_id=${caseId}&kind=alert&limit=200`);
+      assert.equal(res.statusCode, 200, res.body);
+      return (res.json().items as Row[])
+        .filter((r) => r.item_id === alertId)
+        .map((r) => [r.to, r.case_id, r.case_number]);
+    };
+    // Created with its own case (a webhook), then escalated into another one by case_id.
+    const first = await webhook('acme', 'high');
+    const target = await webhook('acme', 'critical');
+    const [own, into] = [first.case_id!, target.case_id!];
+    const [ownNumber, intoNumber] = [await numberOf(own), await numberOf(into)];
+    assert.equal(
+      (
+        await as(acme).post(`/api/alerts/${first.platform_alert_id}/transition`, {
+          to: 'escalated',
+          case_id: into,
+        })
+      ).statusCode,
+      200,
+    );
+    const moved = [
+      ['open', own, ownNumber],
+      ['escalated', into, intoNumber],
+    ];
+    // In the export of the case it left and of the case it joined alike.
+    assert.deepEqual(await trail(own, first.platform_alert_id), moved);
+    assert.deepEqual(await trail(into, first.platform_alert_id), moved);
+    // Created without a case, acknowledged, then escalated: a case is opened then.
+    const loose = await newAlert();
+    await as(acme).post(`/api/alerts/${loose}/transition`, { to: 'acknowledged' });
+    const opened = (await as(acme).post(`/api/alerts/${loose}/transition`, { to: 'escalated' })).json()
+      .case_id;
+    const looseRows = [
+      ['open', null, null],
+      ['acknowledged', null, null],
+      ['escalated', opened, await numberOf(opened)],
+    ];
+    assert.deepEqual(await trail(opened, loose), looseRows);
+    // Created without a case, escalated into an existing one by case_id.
+    const joiner = await newAlert();
+    await as(acme).post(`/api/alerts/${joiner}/transition`, { to: 'escalated', case_id: into });
+    const joinerRows = [
+      ['open', null, null],
+      ['escalated', into, intoNumber],
+    ];
+    assert.deepEqual(await trail(into, joiner), joinerRows);
+    // Created low without a case; the vendor's update to critical opens one.
+    const body = vendorBody('txmon-a', { data: { severity: 'low' } });
+    const created = (await t.app.inject(signed('txmon-a', 'acme-txmon-secret', body))).json();
+    const update = vendorBody('txmon-a', {
+      event: 'alert.updated',
+      objectId: body.data.alert_id,
+      data: { severity: 'critical' },
+    });
+    const updatedCase = (await t.app.inject(signed('txmon-a', 'acme-txmon-secret', update))).json().case_id;
+    const updatedRows = [
+      ['open', null, null],
+      ['open', updatedCase, await numberOf(updatedCase)],
+    ];
+    assert.deepEqual(await trail(updatedCase, created.platform_alert_id), updatedRows);
+
+    // Entries stored before they named their case: the same, derived from the recorded moves.
+    const ids = [first.platform_alert_id, loose, joiner, created.platform_alert_id];
+    await sql`UPDATE alerts SET history = (SELECT jsonb_agg(e.value - 'case_id' ORDER BY e.ord)
+                FROM jsonb_array_elements(history) WITH ORDINALITY AS e(value, ord))
+               WHERE id IN (${sql.join(ids)})`.execute(t.deps.db);
+    const left = await sql<{
+      n: number;
+    }>`SELECT count(*)::int AS n FROM alerts, jsonb_array_elements(history) e
+      WHERE id IN (${sql.join(ids)}) AND e ? 'case_id'`.execute(t.deps.db);
+    assert.equal(Number(left.rows[0]!.n), 0);
+    assert.deepEqual(await trail(own, first.platform_alert_id), moved);
+    assert.deepEqual(await trail(into, first.platform_alert_id), moved);
+    assert.deepEqual(await trail(opened, loose), looseRows);
+    assert.deepEqual(await trail(into, joiner), joinerRows);
+    assert.deepEqual(await trail(updatedCase, created.platform_alert_id), updatedRows);
   });
 
   it('concurrent transitions of one alert: exactly one applies', async () => {

@@ -74,7 +74,15 @@ export function createRedisCache(
         const pipe = client.pipeline();
         for (const k of keys.slice(i, i + 500)) pipe.strlen(k);
         const res = (await watched(pipe.exec())) ?? [];
-        for (const [err, len] of res) if (!err) bytes += Number(len) + ns.length;
+        for (const [err, len] of res) {
+          // A pipeline answers a failed command as an entry: told to the health, and the figure
+          // refused rather than under-reported.
+          if (err) {
+            health.failed(err);
+            throw err;
+          }
+          bytes += Number(len) + ns.length;
+        }
       }
       return { entries: keys.length, bytes };
     },

@@ -96,7 +96,8 @@ export function createCaspDirectoryService(deps: {
   now?: () => number;
 }) {
   const refreshMs = deps.refreshMs ?? 5000;
-  const now = deps.now ?? Date.now;
+  // A monotonic clock: a wall clock stepped back (NTP) would stop every check until it caught up.
+  const now = deps.now ?? (() => performance.now());
   let current: CaspSnapshot | undefined;
   let loading: Promise<CaspSnapshot> | undefined;
   let checking: Promise<void> | undefined;

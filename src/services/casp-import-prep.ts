@@ -91,6 +91,9 @@ export async function packRecords(records: readonly CaspRecord[]): Promise<Packe
   return { columns, rows: records.length, text: await shareText(fields.join('')), ends };
 }
 
+/** A string of its own: concatenation then slice flattens it into a new string (see unpackRecords). */
+const detached = (s: string): string => (s.length < 13 ? s : ` ${s}`.slice(1));
+
 /**
  * Reads packed rows back into records, a slice at a time with `pause` awaited between slices:
  * `each` is called with every record in order.
@@ -118,8 +121,11 @@ export async function unpackRecords(
       return s;
     };
     for (let r = r0; r < r1; r++) {
-      const lei = next();
-      const name = next();
+      // What the directory keeps (lei, name, country) is copied out: V8 makes a substring of 13 or
+      // more characters a view of its parent, and the kept LEIs and names held every slice's text
+      // alive, extra columns included (20,000 rows with 1 KB notes: 4 MB held before, 25 MB after).
+      const lei = detached(next());
+      const name = detached(next());
       const country = next();
       const extra: Record<string, string> = columns.length === 0 ? NO_EXTRA : {};
       for (const c of columns) extra[c] = next();

@@ -132,7 +132,7 @@ export const COMMANDS: Record<string, Command<TSchema>> = {
               pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?(Z|[+-]\\d{2}:\\d{2})$',
             }),
           }),
-          { maxItems: 1_000_000 },
+          { minItems: 1, maxItems: 1_000_000 },
         ),
       ),
     }),

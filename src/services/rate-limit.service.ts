@@ -146,7 +146,10 @@ export function createRateLimitService(deps: {
      */
     async release(key: string): Promise<void> {
       const c = counter(60);
-      await c.local.reward(key, 1);
+      // Only into a count there is: the local window need not be the shared one the caller checked,
+      // and a reward into one that has ended would start the next at -1 (one request too many).
+      const own = await c.local.get(key);
+      if (own && own.consumedPoints > 0 && own.msBeforeNext > 0) await c.local.reward(key, 1);
       const primary = c.primary;
       if (primary) await onShared(() => primary.reward(key, 1));
     },

@@ -117,7 +117,8 @@ export function createSanctionsListsService(deps: {
   now?: () => number;
   onError?: (err: unknown) => void;
 }) {
-  const now = deps.now ?? Date.now;
+  // A monotonic clock: a wall clock stepped back (NTP) would stop every check until it caught up.
+  const now = deps.now ?? (() => performance.now());
   let held: HeldLists | undefined;
   let loading: Promise<HeldLists> | undefined;
   /** When the check that confirmed the held lists as current began (a load counts as one). */

@@ -18,14 +18,14 @@ export function isStoreUnavailable(err: unknown): boolean {
   const code = codeOf(err);
   if (/^(08|57P)/.test(code) || ['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT'].includes(code))
     return true;
-  return /Connection terminated|connection (?:is )?closed|Client has encountered a connection error|embedded database stopped|timeout exceeded when trying to connect|redis unavailable|Command timed out/i.test(
+  return /Connection terminated|connection (?:is )?closed|Client has encountered a connection error|embedded database stopped|timeout exceeded when trying to connect|redis unavailable|Command timed out|max retries per request/i.test(
     messageOf(err),
   );
 }
 
 /** Redis away (lost, or not answering: see redis-health.ts): the shared cache, not the database. */
 export function isCacheUnavailable(err: unknown): boolean {
-  return /redis unavailable|Command timed out/i.test(messageOf(err));
+  return /redis unavailable|Command timed out|max retries per request/i.test(messageOf(err));
 }
 
 /**

@@ -105,6 +105,8 @@ export function createRedisBreakerStore(url: string): BreakerStore {
       const pipe = client.pipeline();
       for (const k of keys) pipe.hgetall(k);
       const res = (await watched(pipe.exec())) ?? [];
+      // A pipeline answers a timed-out command as an entry, not a rejection: told to the health here.
+      for (const [err] of res) if (err) health.failed(err);
       return res.map(([err, h]): BreakerRecord => {
         if (err) throw err;
         const v = h as Record<string, string>;

@@ -193,6 +193,8 @@ export function clientErrorHandler(err: Error & { code?: string }, socket: Duple
 
 /** How much of a refused body is still read (and dropped) so that its 413 reaches the client. */
 export const REFUSED_BODY_DRAIN_BYTES = 64 * 1_048_576;
+/** How long the rest of a refused body may take to arrive before the connection is cut. */
+const REFUSED_BODY_DRAIN_MS = 10_000;
 
 /**
  * Fastify closes the connection after a body it refuses, with the rest of the upload unread: the
@@ -205,11 +207,22 @@ function drainRefusedBody(req: FastifyRequest, reply: FastifyReply): void {
   if (raw.complete || raw.destroyed) return;
   const declared = Number(req.headers['content-length']);
   if (declared > REFUSED_BODY_DRAIN_BYTES) return;
+  // A client that asked for the connection to close (or speaks HTTP/1.0 without keep-alive) has it
+  // closed, as it asked (RFC 9112 §9.6).
+  const asked = String(req.headers.connection ?? '').toLowerCase();
+  if (/\bclose\b/.test(asked) || (raw.httpVersion === '1.0' && !/\bkeep-alive\b/.test(asked))) return;
+  const socket = raw.socket;
   let read = 0;
+  // The rest must come at an upload's pace: a trickle would otherwise hold the connection until
+  // the request timeout, which then answered a second time (a 408 after the 413).
+  const deadline = setTimeout(() => socket.destroy(), REFUSED_BODY_DRAIN_MS);
+  deadline.unref();
   raw.on('data', (chunk: Buffer) => {
     read += chunk.length;
-    if (read > REFUSED_BODY_DRAIN_BYTES) raw.socket.destroy();
+    if (read > REFUSED_BODY_DRAIN_BYTES) socket.destroy();
   });
+  raw.once('end', () => clearTimeout(deadline));
+  raw.once('close', () => clearTimeout(deadline));
   raw.resume();
   reply.header('connection', 'keep-alive');
 }

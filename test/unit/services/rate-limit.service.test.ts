@@ -150,3 +150,47 @@ describe('rate-limit service: a shared store that fails mid-window', () => {
     assert.equal(state.calls, 1, 'no call waited on the store since');
   });
 });
+
+describe('rate-limit service: giving a request back', () => {
+  it('gives back into this instance’s own count only within its own window (never below zero)', async (t) => {
+    // Found in review: the caller checks the shared window's end, which need not be the local one's.
+    t.mock.timers.enable({ apis: ['Date', 'setTimeout'], now: 1_000_000 });
+    const down = { v: false };
+    const stores = new Map<string, RateLimiterMemory>();
+    // One shared store (a Redis stand-in) seen by two instances A and B.
+    const shared = (opts: { points: number; duration: number; keyPrefix: string }) => {
+      let store = stores.get(opts.keyPrefix);
+      if (!store) {
+        store = new RateLimiterMemory({ ...opts, keyPrefix: `sh:${opts.keyPrefix}` });
+        stores.set(opts.keyPrefix, store);
+      }
+      const real = store;
+      return new Proxy(real, {
+        get(target, prop) {
+          const v = Reflect.get(target, prop);
+          return typeof v === 'function'
+            ? (...args: unknown[]) =>
+                down.v ? Promise.reject(new Error('Command timed out')) : v.apply(target, args)
+            : v;
+        },
+      });
+    };
+    const A = createRateLimitService({ shared, prefix: `g${Date.now()}` });
+    const B = createRateLimitService({ shared, prefix: `g${Date.now()}` });
+    const limits = { per_minute: 2 };
+    const at = (s: number) => t.mock.timers.setTime(1_000_000 + s * 1000);
+    await B.check('k', limits); // t=0: the shared window is [0, 60)
+    at(30);
+    await A.check('k', limits); // t=30: A's own window is [30, 90)
+    at(61);
+    await B.check('k', limits); // t=61: the shared window is [61, 121)
+    at(89);
+    await A.check('k', limits); // counted in the shared window until t=121
+    at(91);
+    await A.release('k'); // within the shared window, after A's own
+    down.v = true; // then Redis fails: A decides alone
+    const allowed = [];
+    for (let i = 0; i < 4; i++) allowed.push((await A.check('k', limits)).allowed);
+    assert.deepEqual(allowed, [true, true, false, false], 'per_minute 2 in the fallback window');
+  });
+});

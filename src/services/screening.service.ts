@@ -19,7 +19,8 @@ import { CACHE_TTL_SECONDS, rulesFingerprint, walletCacheKey } from './cache-key
 import type { CacheStatsService } from './cache-stats.service.ts';
 import type { ClientContext, EvaluationService } from './evaluation.service.ts';
 import type { Principal } from './keys.service.ts';
-import type { SanctionsListsService } from './sanctions-lists.service.ts';
+import type { HeldLists, SanctionsListsService } from './sanctions-lists.service.ts';
+import { createSingleFlight } from './single-flight.ts';
 
 /** A screening request after schema validation (GET query or POST body). */
 export interface ScreeningRequest {
@@ -108,6 +109,7 @@ export function createScreeningService(deps: {
   }
 
   const { get: cacheGet, set: cacheSet } = tolerantCache(deps.cache, ttl, deps.onCacheError);
+  const flights = createSingleFlight<string>();
 
   /**
    * Vendor views of the address. A vendor call that fails fails the screening (503), a held-list
@@ -147,87 +149,110 @@ export function createScreeningService(deps: {
       const ctx = await deps.clientContext(principal.clientId);
       const key = walletCacheKey(principal.clientId, req.wallet_address, req.blockchain);
       const fingerprint = `lists=${lists.tag};vendors=${deps.vendors.names.join(',')};${rulesFingerprint(ctx?.settings)}`;
-      if (cacheable) {
-        const cached = await cacheGet(key);
-        const hit = cached?.startsWith(`${fingerprint}\n`) === true;
-        deps.stats.record(principal.clientId, 'wallet_screening', hit);
-        // The address is echoed as given, and one key serves every casing of an EVM address.
-        if (hit && cached) return withAddress(cached.slice(fingerprint.length + 1), req.wallet_address);
+      if (!cacheable) return screenUncached(principal, req, by, lists, ctx, names, undefined);
+      const cached = await cacheGet(key);
+      // The address is echoed as given, and one key serves every casing of an EVM address.
+      if (cached?.startsWith(`${fingerprint}\n`)) {
+        deps.stats.record(principal.clientId, 'wallet_screening', true);
+        return withAddress(cached.slice(fingerprint.length + 1), req.wallet_address);
       }
-
-      const addressHits = lists.addresses.lookup(req.blockchain, req.wallet_address);
-      const { parts, complete } = await vendorParts(req, addressHits.length > 0);
-      const risk = combineRisk([...(addressHits.length > 0 ? [LIST_HIT] : []), ...parts]);
-
-      const matches = addressHits.map(addressMatch);
-      let nameScore: number | undefined;
-      if (names.length > 0) {
-        const threshold = ctx?.settings.thresholds.name_match_score ?? DEFAULT_NAME_THRESHOLD;
-        const found = names
-          .flatMap((n) => lists.names.search(n, threshold))
-          .sort((a, b) => b.score - a.score)
-          .filter((m, i, all) => all.findIndex((o) => o.list === m.list && o.entry_id === m.entry_id) === i)
-          .slice(0, MAX_NAME_MATCHES);
-        // Below the threshold the score is reported as 0: "no potential match".
-        nameScore = found.length > 0 ? round(found[0]!.score, 4) : 0;
-        matches.push(...found.map(nameMatch));
+      // The same wallet asked at the same moment is screened once, as it would be one after the other.
+      let shared = false;
+      try {
+        const flight = await flights.run(`${key}\n${fingerprint}`, () =>
+          screenUncached(principal, req, by, lists, ctx, names, `${fingerprint}\n`),
+        );
+        shared = flight.shared;
+        return shared ? withAddress(flight.value, req.wallet_address) : flight.value;
+      } finally {
+        deps.stats.record(principal.clientId, 'wallet_screening', shared);
       }
-
-      const riskScore = round(risk.score, 2);
-      // Any sanctioned exposure blocks (WAL-001), so it is a sanctions hit for the category too.
-      const category = riskCategory(riskScore, risk.sanctions_hit || risk.sanctioned > 0);
-      const profile = {
-        wallet_address: req.wallet_address,
-        blockchain: req.blockchain,
-        risk_score: riskScore,
-        risk_category: category,
-        sanctioned_exposure: exposure(risk.sanctioned),
-        darknet_exposure: exposure(risk.darknet),
-        mixer_exposure: exposure(risk.mixer),
-        last_activity_at: risk.last_activity_at,
-        sanctions_matches: matches,
-      };
-      const { response: evaluation } = await deps.evaluation.evaluate(
-        principal,
-        {
-          client_id: principal.clientId,
-          trigger_type: 'wallet_screen',
-          trigger_entity_type: 'wallet',
-          trigger_entity_id: req.wallet_address,
-          data: {
-            wallet_address: req.wallet_address,
-            blockchain: req.blockchain,
-            wallet_risk_score: riskScore,
-            wallet_risk_level: category,
-            associated_sanctions: profile.sanctioned_exposure > 0,
-            associated_darknet: profile.darknet_exposure > 0,
-            ...(nameScore === undefined ? {} : { name_match_score: nameScore }),
-            // Kept in the audit record: what the decision was based on.
-            mixer_exposure: profile.mixer_exposure,
-            sanctions_matches: matches,
-            sanctions_lists: lists.tag,
-            vendors: deps.vendors.names,
-            ...(complete ? {} : { vendors_incomplete: true }),
-            ...pick(req, [
-              'transaction_amount_eur',
-              'originator_name',
-              'beneficiary_name',
-              'self_hosted_wallet',
-              'ownership_verified',
-            ]),
-          },
-        },
-        by,
-      );
-      const json = JSON.stringify({
-        risk_profile: profile,
-        rule_evaluation: ruleEvaluation(evaluation.results, evaluation),
-      });
-      // A profile missing a vendor's view (one was unavailable during a list hit) is not kept.
-      if (cacheable && complete) await cacheSet(key, `${fingerprint}\n${json}`);
-      return json;
     },
   };
+
+  /** A screening that is not in the cache; `cachePrefix`: where a complete answer is cached under. */
+  async function screenUncached(
+    principal: Principal,
+    req: ScreeningRequest,
+    by: Actor | undefined,
+    lists: HeldLists,
+    ctx: ClientContext | undefined,
+    names: string[],
+    cachePrefix: string | undefined,
+  ): Promise<string> {
+    const key = walletCacheKey(principal.clientId, req.wallet_address, req.blockchain);
+    const addressHits = lists.addresses.lookup(req.blockchain, req.wallet_address);
+    const { parts, complete } = await vendorParts(req, addressHits.length > 0);
+    const risk = combineRisk([...(addressHits.length > 0 ? [LIST_HIT] : []), ...parts]);
+
+    const matches = addressHits.map(addressMatch);
+    let nameScore: number | undefined;
+    if (names.length > 0) {
+      const threshold = ctx?.settings.thresholds.name_match_score ?? DEFAULT_NAME_THRESHOLD;
+      const found = names
+        .flatMap((n) => lists.names.search(n, threshold))
+        .sort((a, b) => b.score - a.score)
+        .filter((m, i, all) => all.findIndex((o) => o.list === m.list && o.entry_id === m.entry_id) === i)
+        .slice(0, MAX_NAME_MATCHES);
+      // Below the threshold the score is reported as 0: "no potential match".
+      nameScore = found.length > 0 ? round(found[0]!.score, 4) : 0;
+      matches.push(...found.map(nameMatch));
+    }
+
+    const riskScore = round(risk.score, 2);
+    // Any sanctioned exposure blocks (WAL-001), so it is a sanctions hit for the category too.
+    const category = riskCategory(riskScore, risk.sanctions_hit || risk.sanctioned > 0);
+    const profile = {
+      wallet_address: req.wallet_address,
+      blockchain: req.blockchain,
+      risk_score: riskScore,
+      risk_category: category,
+      sanctioned_exposure: exposure(risk.sanctioned),
+      darknet_exposure: exposure(risk.darknet),
+      mixer_exposure: exposure(risk.mixer),
+      last_activity_at: risk.last_activity_at,
+      sanctions_matches: matches,
+    };
+    const { response: evaluation } = await deps.evaluation.evaluate(
+      principal,
+      {
+        client_id: principal.clientId,
+        trigger_type: 'wallet_screen',
+        trigger_entity_type: 'wallet',
+        trigger_entity_id: req.wallet_address,
+        data: {
+          wallet_address: req.wallet_address,
+          blockchain: req.blockchain,
+          wallet_risk_score: riskScore,
+          wallet_risk_level: category,
+          associated_sanctions: profile.sanctioned_exposure > 0,
+          associated_darknet: profile.darknet_exposure > 0,
+          ...(nameScore === undefined ? {} : { name_match_score: nameScore }),
+          // Kept in the audit record: what the decision was based on.
+          mixer_exposure: profile.mixer_exposure,
+          sanctions_matches: matches,
+          sanctions_lists: lists.tag,
+          vendors: deps.vendors.names,
+          ...(complete ? {} : { vendors_incomplete: true }),
+          ...pick(req, [
+            'transaction_amount_eur',
+            'originator_name',
+            'beneficiary_name',
+            'self_hosted_wallet',
+            'ownership_verified',
+          ]),
+        },
+      },
+      by,
+    );
+    const json = JSON.stringify({
+      risk_profile: profile,
+      rule_evaluation: ruleEvaluation(evaluation.results, evaluation),
+    });
+    // A profile missing a vendor's view (one was unavailable during a list hit) is not kept.
+    if (cachePrefix !== undefined && complete) await cacheSet(key, `${cachePrefix}${json}`);
+    return json;
+  }
 }
 export type ScreeningService = ReturnType<typeof createScreeningService>;
 

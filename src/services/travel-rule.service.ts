@@ -16,6 +16,7 @@ import { CACHE_TTL_SECONDS, rulesFingerprint, travelCacheKey } from './cache-key
 import type { CacheStatsService } from './cache-stats.service.ts';
 import type { ClientContext, EvaluationService } from './evaluation.service.ts';
 import type { Principal } from './keys.service.ts';
+import { createSingleFlight } from './single-flight.ts';
 
 /** The response of POST /api/mica/travel-rule-validation (service-spec, CONTRACT §7). */
 export interface TravelRuleResponse {
@@ -112,6 +113,7 @@ export function createTravelRuleService(deps: {
   const ttl = CACHE_TTL_SECONDS.travel_rule;
 
   const { get: cacheGet, set: cacheSet } = tolerantCache(deps.cache, ttl, deps.onCacheError);
+  const flights = createSingleFlight<string>();
 
   return {
     /** Validates one request for the caller; returns the response as JSON text (cached or new). */
@@ -130,44 +132,63 @@ export function createTravelRuleService(deps: {
         deps.stats.record(principal.clientId, 'travel_rule', true);
         return cached.slice(fingerprint.length + 1);
       }
-      deps.stats.record(principal.clientId, 'travel_rule', false);
-
-      const { data_completeness, required_fields } = assessCompleteness(transfer);
-      const self_hosted = isSelfHosted(transfer);
-      const counterparty_verified = !self_hosted && verifyCounterparty(transfer, directory);
-      const { response: evaluation } = await deps.evaluation.evaluate(
-        principal,
-        {
-          client_id: principal.clientId,
-          trigger_type: 'travel_rule',
-          trigger_entity_type: 'transfer',
-          trigger_entity_id: transfer.transfer_id,
-          data: evaluationData(transfer, { data_completeness, self_hosted, counterparty_verified }),
-        },
-        by,
-      );
-
-      const response: TravelRuleResponse = {
-        validation_result: {
-          transfer_id: transfer.transfer_id,
-          data_completeness,
-          required_fields,
-          self_hosted,
-          counterparty_verified,
-        },
-        rule_evaluation: {
-          rules_triggered: evaluation.rules_triggered,
-          should_alert: evaluation.should_alert,
-          should_block: evaluation.should_block,
-          // A counterparty is named when either casp field is given (that is what self_hosted means).
-          actions: travelRuleActions(evaluation.results, !self_hosted && !counterparty_verified),
-          triggered_rules: evaluation.results.filter((r) => r.triggered),
-        },
-      };
-      const json = JSON.stringify(response);
-      await cacheSet(key, `${fingerprint}\n${json}`);
-      return json;
+      // The same body at the same moment is validated once, as it would be one after the other.
+      let shared = false;
+      try {
+        const flight = await flights.run(`${key}\n${fingerprint}`, () =>
+          validateUncached(principal, transfer, directory, by, key, fingerprint),
+        );
+        shared = flight.shared;
+        return flight.value;
+      } finally {
+        deps.stats.record(principal.clientId, 'travel_rule', shared);
+      }
     },
   };
+
+  async function validateUncached(
+    principal: Principal,
+    transfer: TravelRuleTransfer,
+    directory: CaspDirectory,
+    by: Actor | undefined,
+    key: string,
+    fingerprint: string,
+  ): Promise<string> {
+    const { data_completeness, required_fields } = assessCompleteness(transfer);
+    const self_hosted = isSelfHosted(transfer);
+    const counterparty_verified = !self_hosted && verifyCounterparty(transfer, directory);
+    const { response: evaluation } = await deps.evaluation.evaluate(
+      principal,
+      {
+        client_id: principal.clientId,
+        trigger_type: 'travel_rule',
+        trigger_entity_type: 'transfer',
+        trigger_entity_id: transfer.transfer_id,
+        data: evaluationData(transfer, { data_completeness, self_hosted, counterparty_verified }),
+      },
+      by,
+    );
+
+    const response: TravelRuleResponse = {
+      validation_result: {
+        transfer_id: transfer.transfer_id,
+        data_completeness,
+        required_fields,
+        self_hosted,
+        counterparty_verified,
+      },
+      rule_evaluation: {
+        rules_triggered: evaluation.rules_triggered,
+        should_alert: evaluation.should_alert,
+        should_block: evaluation.should_block,
+        // A counterparty is named when either casp field is given (that is what self_hosted means).
+        actions: travelRuleActions(evaluation.results, !self_hosted && !counterparty_verified),
+        triggered_rules: evaluation.results.filter((r) => r.triggered),
+      },
+    };
+    const json = JSON.stringify(response);
+    await cacheSet(key, `${fingerprint}\n${json}`);
+    return json;
+  }
 }
 export type TravelRuleService = ReturnType<typeof createTravelRuleService>;

@@ -246,6 +246,37 @@ describe('wallet screening through the three vendors: mapping and cache', () => 
     assert.equal(calls(), 3);
   });
 
+  it('the same wallet asked eight times at once is screened once: one call per vendor, one evaluation', async () => {
+    const address = freshEvm();
+    a.delayMs = 30; // all eight arrive while the first screening waits for its vendors
+    const spellings = [address, address.toUpperCase().replace('0X', '0x')];
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        t.app.inject({
+          method: 'GET',
+          url: `/api/mica/wallet-screening?wallet_address=${spellings[i % 2]}&blockchain=ethereum`,
+          headers: auth,
+        }),
+      ),
+    );
+    assert.deepEqual(
+      answers.map((r) => r.statusCode),
+      Array(8).fill(200),
+    );
+    // Each caller reads its own spelling of the address back.
+    answers.forEach((r, i) => {
+      assert.equal(r.json().risk_profile.wallet_address, spellings[i % 2]);
+    });
+    assert.equal(calls(), 3);
+    const evaluations = await t.deps.db
+      .selectFrom('evaluations')
+      .select('evaluation_id')
+      .where('trigger_type', '=', 'wallet_screen')
+      .where((eb) => eb.fn('lower', ['trigger_entity_id']), '=', address)
+      .execute();
+    assert.equal(evaluations.length, 1);
+  });
+
   it('nothing is cached when a vendor fails', async () => {
     const address = freshEvm();
     a.mode = 'error500';

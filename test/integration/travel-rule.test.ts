@@ -238,6 +238,30 @@ describe('POST /api/mica/travel-rule-validation', () => {
     assert.equal(data.beneficiary_customer_id, 'cust-9');
   });
 
+  it('the same transfer sent eight times at once is validated once (one evaluation, one case)', async () => {
+    const body = completeBody('tr-burst', { amount_eur: 20_000 });
+    const answers = await Promise.all(Array.from({ length: 8 }, () => send(body)));
+    assert.deepEqual(
+      answers.map((a) => a.statusCode),
+      Array(8).fill(200),
+    );
+    assert.equal(new Set(answers.map((a) => a.body)).size, 1, 'one answer for all');
+    const evaluations = await t.deps.db
+      .selectFrom('evaluations')
+      .select('evaluation_id')
+      .where('client_id', '=', clientId)
+      .where('trigger_entity_id', '=', 'tr-burst')
+      .execute();
+    assert.equal(evaluations.length, 1);
+    const cases = await t.deps.db
+      .selectFrom('cases')
+      .select('id')
+      .where('client_id', '=', clientId)
+      .where('evaluation_id', '=', evaluations[0]!.evaluation_id)
+      .execute();
+    assert.equal(cases.length, 1);
+  });
+
   it('/evaluate with trigger_type travel_rule still takes the caller’s own data_completeness', async () => {
     const res = await t.app.inject({
       method: 'POST',

@@ -238,6 +238,8 @@ export function createAlertsCasesService(deps: {
           const reason = `Must be one of the client's officers: ${(await s.officers(p.clientId)).join(', ') || '(none)'}`;
           throw fieldError('officer', reason);
         }
+        // Already theirs: nothing changes, and the history gains no entry that says nothing.
+        if (c.assignee === officer) return;
         await s.updateCase(c.id, {
           status: c.status,
           resolution: c.resolution,

@@ -305,17 +305,41 @@ const FUZZY_WORD_MIN_OTHER = 4;
  * names are shared by many people (Kim, Lee, Park, Li, Wang, Ali, Khan, Ana, Olga).
  */
 const DISTINCTIVE_MIN = 5;
+/**
+ * Rarity 1 (counts together with another rare word, not alone): a word of DISTINCTIVE_MIN letters
+ * or more carried by fewer than MODERATE_FACTOR times the common bound (GUZMAN, 11 parties: the
+ * relatives and associates of one cartel, not a common name; GARCIA 37, LOPEZ 50 are), or a
+ * shorter word of SHORT_RARE_LENGTH letters carried by fewer than the bound / MODERATE_FACTOR
+ * (BOUT 1, NAJI 3; not CHEN 9, PARK 7, OLGA 7).
+ */
+const MODERATE_FACTOR = 2;
+const SHORT_RARE_LENGTH = 4;
 /** The least Jaro-Winkler similarity of two longer words taken as spellings of one (Lifshits/Lifshitz 0.95). */
 const WORD_FLOOR = 0.88;
 /** Longest query from which one word is left out in turn to find a listed name it contains. */
 const EXTRA_WORD_MAX = 6;
 
+/** Shortest word read as a misspelling when two neighbouring letters are swapped (SIIMC / SIMIC). */
+const TRANSPOSED_MIN = 4;
+
+/** Whether two words of one length differ only by two neighbouring letters swapped. */
+function transposed(q: string, f: string): boolean {
+  if (q.length !== f.length) return false;
+  let i = 0;
+  while (i < q.length && q[i] === f[i]) i++;
+  return i + 1 < q.length && q[i] === f[i + 1] && q[i + 1] === f[i] && q.slice(i + 2) === f.slice(i + 2);
+}
+
 /**
  * How alike two words are: 1 when equal; else their Jaro-Winkler score when both have at least
- * `min` letters and the score reaches `floor`; 0 otherwise.
+ * `min` letters and the score reaches `floor`, or when they are TRANSPOSED_MIN letters or more and
+ * differ by two neighbouring letters swapped (the commonest slip of typing, seldom another name:
+ * SAMIU / SAIMU, GASMI / GAMSI; Omar / Omari, Patel / Patek are not swaps); 0 otherwise.
  */
 function wordScore(q: string, f: string, floor: number, min: number): number {
   if (q === f) return 1;
+  if (q.length >= TRANSPOSED_MIN && q.length < min && transposed(q, f))
+    return Math.max(floor, jaroWinkler(q, f));
   if (q.length < min || f.length < min) return 0;
   const s = jaroWinkler(q, f);
   return s >= floor ? s : 0;
@@ -323,31 +347,53 @@ function wordScore(q: string, f: string, floor: number, min: number): number {
 
 /** What align needs to know of the words. */
 interface Words {
-  distinctive: (word: string) => boolean;
+  /** 2: distinctive on its own; 1: rare enough to count together with another such word; 0: neither. */
+  rarity: (word: string) => number;
   common: (word: string) => boolean;
+  /** Whether any held party carries the word. */
+  listed: (word: string) => boolean;
+}
+
+/** How align paired the words of a query with those of a listed form. */
+interface Alignment {
+  pairs: number;
+  leftQuery: number;
+  leftForm: number;
+  /** A pair on a distinctive listed word (rarity 2), not reached by a common query word's spelling. */
+  evidence: boolean;
+  /** Distinct listed words of rarity 1 or 2 paired, not reached by a common query word's spelling. */
+  supporting: number;
+  /** Pairs of different spellings (not equal words, not one word written as two). */
+  fuzzy: number;
+  /** Of those, pairs whose query word some listed party carries (MUSHTAHA / MUSTAFA): a name, no slip. */
+  fuzzyListed: number;
 }
 
 /**
  * Pairs the words of a query with the words of a listed form: equal words first, then the closest
  * spellings (wordScore), then one word written as two ("Abdulaziz" / "Abdul Aziz", exactly).
- * Reports the words left unpaired on each side and whether a pair is evidence of identity: a
- * distinctive listed word, equal to the query's or spelled close to it by a query word that is not
- * itself a common name (a query "Rahman" is that name, not a misspelling of "RAHMUN").
+ * Reports the words left unpaired on each side and what the pairs say of identity: the rarity of
+ * the listed words paired, equal to the query's or spelled close to them by a query word that is
+ * not itself a common name (a query "Rahman" is that name, not a misspelling of "RAHMUN").
  */
-function align(
-  query: string[],
-  form: string[],
-  floor: number,
-  min: number,
-  words: Words,
-): { pairs: number; leftQuery: number; leftForm: number; evidence: boolean } {
+function align(query: string[], form: string[], floor: number, min: number, words: Words): Alignment {
   const q = [...query];
   const f = [...form];
   let pairs = 0;
   let evidence = false;
+  const supporting = new Set<string>();
+  let fuzzy = 0;
+  let fuzzyListed = 0;
   const pair = (queryWord: string, formWords: string[], exact: boolean) => {
     pairs++;
-    if (formWords.some(words.distinctive) && (exact || !words.common(queryWord))) evidence = true;
+    const otherName = !exact && words.common(queryWord);
+    if (!exact) fuzzy++;
+    if (!exact && words.listed(queryWord)) fuzzyListed++;
+    const rarity = Math.max(...formWords.map(words.rarity));
+    if (rarity > 0 && !otherName) {
+      supporting.add(formWords.join(' '));
+      if (rarity === 2) evidence = true;
+    }
   };
   // Equal words.
   for (let i = 0; i < q.length; i++) {
@@ -394,24 +440,45 @@ function align(
     return false;
   };
   while (restQ.length > 0 && restF.length > 0 && (joined(restF, restQ, false) || joined(restQ, restF, true)));
-  return { pairs, leftQuery: restQ.length, leftForm: restF.length, evidence };
+  return {
+    pairs,
+    leftQuery: restQ.length,
+    leftForm: restF.length,
+    evidence,
+    supporting: supporting.size,
+    fuzzy,
+    fuzzyListed,
+  };
 }
 
 function indexOf(collected: Collected, options: NameIndexOptions): NameIndex {
   const { df, entries } = collected;
   const commonFrom = Math.max(COMMON_MIN, entries * COMMON_SHARE);
-  const common = (word: string) => (df.get(word) ?? 0) >= commonFrom;
+  const carriedBy = (word: string) => df.get(word) ?? 0;
+  const common = (word: string) => carriedBy(word) >= commonFrom;
   const distinctive = (word: string) => word.length >= DISTINCTIVE_MIN && !common(word);
+  const rarity = (word: string): number => {
+    if (distinctive(word)) return 2;
+    const n = carriedBy(word);
+    if (word.length >= DISTINCTIVE_MIN) return n < commonFrom * MODERATE_FACTOR ? 1 : 0;
+    return word.length >= SHORT_RARE_LENGTH && n < commonFrom / MODERATE_FACTOR ? 1 : 0;
+  };
   // Which forms can be matched at all. A single word matches only exactly, and a person's single
   // word only when it is distinctive: a bare given name ("Ahmed") identifies nobody. A shortened
-  // name needs a distinctive surname: "Ahmed Ali" from "ALI, Ahmed Khalfan", "Abdul Aziz" from
-  // "ABDUL HAMID ABDUL AZIZ", "Ana Lopez" from "LOPEZ TORRES, Ana Lilia" would match every
-  // customer of that name; "Nicolas Maduro" from "MADURO MOROS, Nicolas" is kept.
+  // name needs a distinctive surname, or a surname of rarity 1 with another word of the name as
+  // rare: "Ahmed Ali" from "ALI, Ahmed Khalfan", "Abdul Aziz" from "ABDUL HAMID ABDUL AZIZ", "Ana
+  // Lopez" from "LOPEZ TORRES, Ana Lilia", "Jose Garcia" would match every customer of that name;
+  // "Nicolas Maduro" from "MADURO MOROS, Nicolas", "Joaquin Guzman" from "GUZMAN, Joaquin Chapo"
+  // (GUZMAN: 11 parties, the relatives of one cartel), "Viktor Bout" are kept.
   const usable = collected.forms.filter((f) =>
     f.tokens.length === 1
       ? !f.individual || distinctive(f.norm)
-      : f.surname === undefined || f.surname.some(distinctive),
+      : f.surname === undefined || f.surname.some(distinctive) || twoRare(f.tokens, f.surname),
   );
+  function twoRare(tokens: string[], surname: string[]): boolean {
+    return surname.some((w) => rarity(w) > 0) && new Set(tokens.filter((w) => rarity(w) > 0)).size >= 2;
+  }
+  const listed = (word: string) => carriedBy(word) > 0;
   const singles = new Map<string, Form[]>();
   // A person's names as listed, by their distinctive words (each carried by few parties).
   const byWord = new Map<string, Form[]>();
@@ -462,17 +529,25 @@ function indexOf(collected: Collected, options: NameIndexOptions): NameIndex {
    * Whether a form whose spelling is close enough is a potential match word for word: the name as
    * listed (or an admitted shortening) exactly; otherwise every word paired with a word of the
    * form — a party other than a person may leave one word out on either side ("GARANTEX EUROPE
-   * OU") — and a paired listed word distinctive. Two common words ("Jose", "Garcia") never make
-   * a match but as a listed name written out.
+   * OU") — and a paired listed word distinctive. For a person, two paired words of rarity 1 (a
+   * moderately common surname and a rare given name: "Joaquin Guzman") do too, and so does a
+   * listed name (not a shortening) written out with one misspelt word, the misspelling a word no
+   * listed party carries ("Saddam Hussein al-Tkiriti"; "Muhammad Mushtaha" is not "MUHAMMAD,
+   * Mustafa", Mushtaha is a name). Two common
+   * words ("Jose", "Garcia") never make a match but as a listed name written out.
    */
   const accepts = (words: string[], form: Form, threshold: number, exact: boolean): boolean => {
     if (exact && words.join(' ') === form.norm) return true;
     const floor = Math.min(WORD_FLOOR, threshold);
     const a = form.individual
-      ? align(words, form.tokens, floor, FUZZY_WORD_MIN, { distinctive, common })
-      : align(words, form.tokens, floor, FUZZY_WORD_MIN_OTHER, { distinctive, common });
+      ? align(words, form.tokens, floor, FUZZY_WORD_MIN, { rarity, common, listed })
+      : align(words, form.tokens, floor, FUZZY_WORD_MIN_OTHER, { rarity, common, listed });
     const slack = form.individual ? 0 : 1;
-    return a.pairs >= 2 && a.leftQuery + a.leftForm <= slack && a.evidence;
+    if (a.pairs < 2 || a.leftQuery + a.leftForm > slack) return false;
+    if (a.evidence) return true;
+    if (!form.individual) return false;
+    if (a.supporting >= 2) return true;
+    return exact && form.surname === undefined && a.fuzzy === 1 && a.fuzzyListed === 0;
   };
 
   return {

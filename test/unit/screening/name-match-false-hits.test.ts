@@ -144,6 +144,43 @@ describe('real SDN names as they are usually written', () => {
     assert.ok(hits('Francois Bozize').includes('un:CFi.001'), `${hits('Francois Bozize')}`);
   });
 
+  test('given name and surname without the rest, the surname moderately common: both must match', () => {
+    // GUZMAN is carried by 11 parties (the Sinaloa cartel's relatives and associates), just over the
+    // common bound of 10: not enough alone, but with a rare given name (Joaquin 5, Ovidio 5 parties).
+    const cases: [string, string, string][] = [
+      ['Joaquin Guzman', '6861', 'GUZMAN LOERA, Joaquin'],
+      ['Ovidio Guzman', '13149', 'GUZMAN LOPEZ, Ovidio'],
+      ['Ovidio Guzman Lopez', '13149', 'GUZMAN LOPEZ, Ovidio'],
+      ['Ivan Archivaldo Guzman', '13148', 'GUZMAN SALAZAR, Ivan Archivaldo'],
+      // Viktor (17 parties) and BOUT (4 letters, 1 party): rare enough together.
+      ['Viktor Bout', '8279', 'BOUT, Viktor Anatolijevitch'],
+      ['Jorge Rizo Moreno', '4424', 'RIZO MORENO, Jorge Luis'],
+    ];
+    for (const [name, id, listed] of cases) {
+      const m = index.search(name).find((x) => x.list === 'ofac' && x.entry_id === id);
+      assert.equal(m?.score, 1, `${name}: ${JSON.stringify(index.search(name))}`);
+      assert.equal(m?.name, listed);
+    }
+    assert.deepEqual(hits('Joaquin Guzman'), ['ofac:6861']);
+    // A common given name with a moderately common surname is many people: Jose (120 parties),
+    // Juan (44), Ivan (22) Guzman find nobody.
+    for (const name of ['Jose Guzman', 'Juan Guzman', 'Ivan Guzman', 'Maria Guzman'])
+      assert.deepEqual(hits(name), [], name);
+  });
+
+  test('a listed name with one slip of typing: a swap of two letters, or a word no party carries', () => {
+    const cases: [string, string][] = [
+      ['Saddam Hussein al-Tkiriti', 'ofac:7843'], // TIKRITI: 71 parties, SADDAM 14, HUSSEIN 58
+      ['Milan Siimc', 'ofac:7792'], // SIMIC, Milan: 5 letters, two swapped
+      ['Damir Doesn', 'ofac:7677'], // DOSEN, Damir
+      ['Mohammed Turki Habib', 'ofac:8369'], // as listed, for reference
+      ['Mohmamed Turki Habib', 'ofac:8369'], // HABIB, Mohammed Turki: "Mohmamed" is nobody's name
+    ];
+    for (const [name, entry] of cases) assert.ok(hits(name).includes(entry), `${name}: ${hits(name)}`);
+    // A word some party carries is a name, not a slip: "Muhammad Mushtaha" is not MUHAMMAD, Mustafa.
+    assert.deepEqual(hits('Muhammad Mushtaha'), []);
+  });
+
   test('a single word matches only exactly, and a person only by a distinctive one', () => {
     // CRYMSA: an entity's strong alias (OFAC 552).
     assert.deepEqual(hits('Crymsa'), ['ofac:552']);

@@ -64,12 +64,29 @@ async function request(path: string, init: RequestInit = {}, key = storedKey()):
   throw err;
 }
 
+/** JSON.rawJSON (ES2025; Chromium 114+, Firefox 135+), which TypeScript's ES2022 lib does not know. */
+const rawJson = (JSON as { rawJSON?: (text: string) => unknown }).rawJSON;
+
+/**
+ * Parses an answer keeping every number exactly as the service sent it. A vendor's payload is shown
+ * as it arrived (the API serves it byte for byte), and a plain parse would round what a double cannot
+ * hold (an account number 1234567890123456789 read as …800, 1e400 as null): such a number is kept as
+ * its source text, which JSON.stringify writes back unchanged. Browsers without source access (the
+ * reviver's third argument) parse as before.
+ */
+export function parseExact(text: string): unknown {
+  return JSON.parse(text, (_key, value: unknown, context?: { source?: string }) => {
+    if (typeof value !== 'number' || !rawJson || context?.source === undefined) return value;
+    return String(value) === context.source ? value : rawJson(context.source);
+  });
+}
+
 export async function getJson<T>(path: string, key?: string): Promise<T> {
-  return (await request(path, {}, key)).json() as Promise<T>;
+  return parseExact(await (await request(path, {}, key)).text()) as T;
 }
 
 export async function postJson<T>(path: string, body: unknown): Promise<T> {
-  return (await request(path, { method: 'POST', body: JSON.stringify(body) })).json() as Promise<T>;
+  return parseExact(await (await request(path, { method: 'POST', body: JSON.stringify(body) })).text()) as T;
 }
 
 /** Fetches an export with the key and hands it to the browser as a file download. */

@@ -56,9 +56,12 @@ async function seed(env: Record<string, string>) {
         customer_id: 'cust-77',
         transaction_id: 'tx-77',
         reason: 'structuring pattern',
+        account_ref: '__BIG__',
       },
     });
-    const res = await app.inject(signed('txmon-a', 'acme-secret', body));
+    // A number no double holds exactly: the console must show it as the vendor sent it.
+    const text = JSON.stringify(body).replace('"__BIG__"', '1234567890123456789');
+    const res = await app.inject(signed('txmon-a', 'acme-secret', text));
     assert.equal(res.statusCode, 200, res.body);
     const ack = res.json() as { case_id: string; case_number: string; platform_alert_id: string };
     await app.close();
@@ -206,7 +209,9 @@ describe('web console, end to end in Chromium', () => {
     // Times carry their zone, and the counts say whose "today" they count.
     assert.match(await page.getByTestId('counts-zone').innerText(), /today.* in UTC/);
     await page.getByText('Raw vendor payload').first().click();
-    assert.match(await page.locator('pre.json').first().innerText(), /structuring pattern/);
+    const payloadText = await page.locator('pre.json').first().innerText();
+    assert.match(payloadText, /structuring pattern/);
+    assert.match(payloadText, /"account_ref": 1234567890123456789\b/, 'the number as the vendor sent it');
     await shot(page, '03-case-detail');
     const moves: Array<[string, string, string | undefined]> = [
       ['investigating', 'Started the review of the structuring pattern', undefined],

@@ -82,6 +82,13 @@ export function splitClientSettings(
 /** Checks a whole settings object as it would be stored; throws ClientSettingsError listing every problem. */
 export function validateClientSettings(settings: Record<string, unknown>): void {
   const { parts, problems } = readClientSettings(settings, DEFAULT_API_LIMITS);
+  // A burst limit below the minute limit would be raised to it in silence (settings stored before
+  // this check still are, on load): a new one is refused, so what is written is what applies.
+  const given = settings.rate_limits as Record<string, unknown> | undefined;
+  const burst = given?.burst_per_minute;
+  const minute = typeof given?.per_minute === 'number' ? given.per_minute : DEFAULT_API_LIMITS.per_minute;
+  if (typeof burst === 'number' && Number.isInteger(burst) && burst >= 1 && burst < minute)
+    problems.push(`rate_limits.burst_per_minute: must be at least per_minute (${minute})`);
   try {
     resolveRuleSettings(parts.ruleOverrides);
   } catch (e) {

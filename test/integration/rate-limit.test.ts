@@ -157,6 +157,15 @@ describe('per-client rate limits', () => {
       t.deps.clients.create('bad-limits', { actor: 't', settings: { rate_limits: { per_minute: 0 } } }),
       /rate_limits.per_minute/,
     );
+    // A burst limit below the minute limit would apply as the minute limit: refused, not raised.
+    for (const rate_limits of [{ per_minute: 10, burst_per_minute: 5 }, { burst_per_minute: 50 }])
+      await assert.rejects(
+        t.deps.clients.create(`bad-burst-${rate_limits.burst_per_minute}`, {
+          actor: 't',
+          settings: { rate_limits },
+        }),
+        /rate_limits.burst_per_minute: must be at least per_minute/,
+      );
   });
 
   it('a settings change is refused with every problem at once: rules, limits and retention', async () => {

@@ -165,6 +165,8 @@ function App() {
   // Why the stored key could not be checked, other than its refusal (429, 503, no network).
   const [startError, setStartError] = useState<ApiError>();
   const [attempt, setAttempt] = useState(0);
+  // Why the officer is at the sign-in form when the service refused the key mid-session.
+  const [signedOutWhy, setSignedOutWhy] = useState<string>();
   const signOut = () => {
     forgetKey();
     setMe(null);
@@ -172,7 +174,12 @@ function App() {
     setChecking(false);
   };
   useEffect(() => {
-    setUnauthorizedHandler(signOut);
+    setUnauthorizedHandler(() => {
+      setSignedOutWhy(
+        'You were signed out: the service no longer accepts your key (revoked, expired, or rotated out). Sign in with a valid key; anything not yet saved was not sent.',
+      );
+      signOut();
+    });
     if (!storedKey()) return;
     setChecking(true);
     getJson<WhoAmI>('/api/console/whoami').then(
@@ -209,7 +216,16 @@ function App() {
         </div>
       </main>
     );
-  if (!me) return <SignIn onSignedIn={setMe} />;
+  if (!me)
+    return (
+      <SignIn
+        notice={signedOutWhy}
+        onSignedIn={(w) => {
+          setSignedOutWhy(undefined);
+          setMe(w);
+        }}
+      />
+    );
   return <Shell me={me} onSignOut={signOut} />;
 }
 

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -319,6 +320,22 @@ describe('web console, end to end in Chromium', () => {
     await page.goto(`${server.url}/console/#/cases?status=closed`);
     await page.locator('tr', { hasText: s.case_number }).waitFor();
     await shot(page, '11-cases-narrow', { width: 390, height: 844 });
+
+    // The key revoked mid-session (through the running server, as an operator would): the next
+    // screen lands on the sign-in form, which says why.
+    const revoked = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', 'src/cli/main.ts', 'keys', 'revoke', s.keyId],
+      {
+        env: { ...process.env, ...env, LOG_LEVEL: 'silent' },
+        encoding: 'utf8',
+        timeout: 60_000,
+      },
+    );
+    assert.equal(revoked.status, 0, revoked.stderr);
+    await page.goto(`${server.url}/console/#/alerts`);
+    await page.getByRole('alert').filter({ hasText: 'no longer accepts your key' }).waitFor();
+    await shot(page, '12-signed-out', { width: 390, height: 844 });
 
     assert.deepEqual(foreign, [], 'the console makes no request beyond its own origin');
     assert.deepEqual(pageErrors, [], 'no script error on any screen');

@@ -55,7 +55,7 @@ export function AlertDetail({ id, onChange }: { id: string; onChange: () => void
             <Fact term="Transaction">{a.transaction_id ?? '—'}</Fact>
             <Fact term="Received">{when(a.created_at)}</Fact>
             <Fact term="Case">
-              {a.case_id ? <a href={href(`/cases/${a.case_id}`)}>open the case</a> : 'none'}
+              {a.case_id ? <a href={href(`/cases/${a.case_id}`)}>view the case</a> : 'none'}
             </Fact>
           </dl>
         </Section>

@@ -34,7 +34,7 @@ export function AlertsQueue({ query }: { query: URLSearchParams }) {
               { head: 'Customer', cell: (a) => a.customer_id ?? '—' },
               {
                 head: 'Case',
-                cell: (a) => (a.case_id ? <a href={href(`/cases/${a.case_id}`)}>open case</a> : '—'),
+                cell: (a) => (a.case_id ? <a href={href(`/cases/${a.case_id}`)}>view case</a> : '—'),
               },
             ]}
           />

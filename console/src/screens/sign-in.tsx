@@ -3,7 +3,7 @@ import { getJson, storeKey, type WhoAmI } from '../api.ts';
 import { ErrorBox, Field, useAction } from '../ui.tsx';
 
 /** Sign-in with an API key; the key is kept in this tab's sessionStorage only. */
-export function SignIn({ onSignedIn }: { onSignedIn: (me: WhoAmI) => void }) {
+export function SignIn({ onSignedIn, notice }: { onSignedIn: (me: WhoAmI) => void; notice?: string }) {
   const [key, setKey] = useState('');
   const { error, busy, run } = useAction();
   const input = useRef<HTMLInputElement>(null);
@@ -31,6 +31,11 @@ export function SignIn({ onSignedIn }: { onSignedIn: (me: WhoAmI) => void }) {
     <main class="signin" id="main">
       <form class="panel signin-card" onSubmit={submit} aria-labelledby="signin-title">
         <h1 id="signin-title">MiCA compliance console</h1>
+        {notice && (
+          <p class="notice" role="alert">
+            {notice}
+          </p>
+        )}
         <p>
           Sign in with your API key. It stays in this browser tab only and is forgotten when the tab closes.
         </p>

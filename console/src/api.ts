@@ -168,6 +168,16 @@ export interface Case {
   severity?: string | null;
 }
 
+/** A case page in one answer (GET /api/console/cases/{id}): at most 100 alerts, the rest counted. */
+export interface CasePage {
+  case: Case;
+  alerts: Alert[];
+  alerts_total: number;
+  alerts_not_shown: number;
+  evaluations: EvaluationResponse[];
+  rule_articles: Record<string, number>;
+}
+
 export interface Page<T> {
   items: T[];
   next_cursor: string | null;

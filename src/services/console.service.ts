@@ -11,13 +11,15 @@ import type {
   TransitionRow,
 } from '../storage/console.repo.ts';
 import type { AlertsCasesService, ListQuery } from './alerts-cases.service.ts';
-import { UUID } from './alerts-cases.views.ts';
+import { alertView, UUID } from './alerts-cases.views.ts';
 import { csvText, parseRange } from './audit.service.ts';
 import { isCursorCount, isCursorTime, readCursor, writeCursor } from './cursor.ts';
 import type { ClientContext } from './evaluation.service.ts';
 import type { Principal } from './keys.service.ts';
 
 const DAY_MS = 86_400_000;
+/** The linked alerts a case page shows; a case with more says how many are not shown. */
+export const CASE_PAGE_ALERTS = 100;
 const FINAL = {
   alerts: statusesOf('alert').filter((s) => isFinalStatus('alert', s)),
   cases: statusesOf('case').filter((s) => isFinalStatus('case', s)),
@@ -93,7 +95,7 @@ export function createConsoleService(deps: {
   repo: ConsoleRepo;
   clients: Pick<ClientsRepo, 'get' | 'officers'>;
   clientContext: (clientId: string) => Promise<ClientContext | undefined>;
-  alertsCases: Pick<AlertsCasesService, 'listCases'>;
+  alertsCases: Pick<AlertsCasesService, 'listCases' | 'getCase'>;
   now?: () => Date;
 }) {
   const now = deps.now ?? (() => new Date());
@@ -173,6 +175,48 @@ export function createConsoleService(deps: {
       return {
         items: page.items.map((c) => ({ ...c, severity: sev.get(c.id) ?? null })),
         next_cursor: page.next_cursor,
+      };
+    },
+
+    /**
+     * A case page in one answer: the case (with its severity), its first CASE_PAGE_ALERTS linked
+     * alerts as the alert API serves them (payloads as delivered: write the answer with
+     * stringifyWithRaw), how many are not shown, the evaluations of the case and of those alerts
+     * (as returned), and the articles of the rules involved. 404 for unknown and foreign ids alike.
+     */
+    async casePage(p: Principal, idOrNumber: string) {
+      const ctx = await contextOf(p.clientId);
+      const c = await deps.alertsCases.getCase(p, idOrNumber);
+      const shownIds = c.alert_ids.slice(0, CASE_PAGE_ALERTS);
+      const [rows, sev] = await Promise.all([
+        deps.repo.alertsByIds(p.clientId, shownIds),
+        deps.repo.caseSeverities(p.clientId, [c.id]),
+      ]);
+      const at = now();
+      const byId = new Map(rows.map((r) => [r.id, r]));
+      const alerts = shownIds.flatMap((id) => {
+        const r = byId.get(id);
+        return r ? [alertView(r, at)] : [];
+      });
+      const evalIds = [
+        ...new Set([c.evaluation_id, ...alerts.map((a) => a.evaluation_id)].filter((x): x is string => !!x)),
+      ];
+      const stored = await deps.repo.evaluationResponses(p.clientId, evalIds);
+      // Stored as json text on PGlite and parsed by pg: the same object either way.
+      const parse = (v: unknown) => (typeof v === 'string' ? JSON.parse(v) : v);
+      const evaluations = evalIds.flatMap((id) => (stored.has(id) ? [parse(stored.get(id))] : []));
+      const ruleIds = new Set<string>(c.rule_ids);
+      for (const e of evaluations as Array<{ results?: Array<{ rule_id?: unknown }> }>)
+        for (const r of e.results ?? []) if (typeof r.rule_id === 'string') ruleIds.add(r.rule_id);
+      const rule_articles: Record<string, number> = {};
+      for (const r of listCatalogue(ctx.settings)) if (ruleIds.has(r.id)) rule_articles[r.id] = r.article;
+      return {
+        case: { ...c, severity: sev.get(c.id) ?? null },
+        alerts,
+        alerts_total: c.alert_ids.length,
+        alerts_not_shown: c.alert_ids.length - shownIds.length,
+        evaluations,
+        rule_articles,
       };
     },
 

@@ -50,7 +50,7 @@ function overdueSql(now: Date, finalStatuses: string[]) {
  * The columns of an alert read for the API. `payload` comes as text: the drivers (pg, PGlite) would
  * JSON.parse a `json` column and round a vendor's numbers; the text is what the vendor sent.
  */
-const alertColumns = [
+export const alertColumns = [
   'id',
   'client_id',
   'status',

@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { type AlertRow, alertColumns } from './alerts-cases.repo.ts';
 import { caseSeverityRankSql, SEVERITY_ORDER } from './case-severity.ts';
 import type { Db } from './db.ts';
 
@@ -168,6 +169,31 @@ export function createConsoleRepo(db: Db) {
          WHERE client_id = ${clientId} AND evaluation_id = ${evaluationId}::uuid
          LIMIT 1`.execute(db);
       return res.rows[0];
+    },
+
+    /** A client's alerts of the given ids (any order; ids of other clients are not found), payload as text. */
+    async alertsByIds(clientId: string, ids: string[]): Promise<AlertRow[]> {
+      if (ids.length === 0) return [];
+      return db
+        .selectFrom('alerts')
+        .select(alertColumns)
+        .where('client_id', '=', clientId)
+        .where('id', 'in', ids)
+        .execute();
+    },
+
+    /** The stored responses of a client's evaluations of the given ids, by id (any order). */
+    async evaluationResponses(clientId: string, ids: string[]): Promise<Map<string, unknown>> {
+      const out = new Map<string, unknown>();
+      if (ids.length === 0) return out;
+      const rows = await db
+        .selectFrom('evaluations')
+        .select([sql<string>`evaluation_id::text`.as('id'), 'response'])
+        .where('client_id', '=', clientId)
+        .where('evaluation_id', 'in', ids)
+        .execute();
+      for (const r of rows) out.set(r.id, r.response);
+      return out;
     },
 
     /** The id of a client's case given by id or case number. */

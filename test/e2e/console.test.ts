@@ -203,8 +203,25 @@ describe('web console, end to end in Chromium', () => {
     await row.waitFor();
 
     // Case detail: the linked alert with its payload; then investigating → pending_filing → closed.
+    // The page is one request (the case with its alerts and evaluations), not one per alert: every
+    // request counts against the client's API rate limit.
+    const apiCalls: string[] = [];
+    const onApiCall = (r: { url: () => string }) => {
+      const u = new URL(r.url());
+      if (u.origin === origin && u.pathname.startsWith('/api/')) apiCalls.push(u.pathname);
+    };
+    page.on('request', onApiCall);
     await row.getByRole('link', { name: s.case_number }).click();
     await page.getByRole('heading', { name: new RegExp(s.case_number), level: 1 }).waitFor();
+    await page.getByText('Raw vendor payload').first().waitFor();
+    page.off('request', onApiCall);
+    // (The shell's counts and the queue it left may be refreshed meanwhile; not the case's requests.)
+    const caseCalls = apiCalls.filter((u) => !['/api/console/counts', '/api/console/cases'].includes(u));
+    assert.deepEqual(
+      caseCalls,
+      [`/api/console/cases/${s.case_number}`],
+      `the case page's requests: ${apiCalls}`,
+    );
     // The heading takes the keyboard focus once the case has loaded (the clicked link is gone).
     await page.waitForFunction(() => document.activeElement?.tagName === 'H1');
     // Times carry their zone, and the counts say whose "today" they count.
@@ -232,6 +249,18 @@ describe('web console, end to end in Chromium', () => {
     await page.getByText('The move was refused').waitFor();
     await page.getByTestId('case-status').getByText('investigating').waitFor();
     await page.locator('[data-move="pending_filing"]').waitFor();
+    // The reload after a successful move fails once (as when the rate limit is exhausted): the page
+    // keeps the case as loaded, says the refresh failed, and a retry shows the case as it is now.
+    let failNextLoad = false;
+    await page.route('**/api/console/cases/*', (route) => {
+      if (!failNextLoad || route.request().method() !== 'GET') return route.continue();
+      failNextLoad = false;
+      return route.fulfill({
+        status: 429,
+        contentType: 'application/json',
+        body: JSON.stringify({ error: { code: 'RATE_LIMITED', message: 'Rate limit exceeded' } }),
+      });
+    });
     for (const [to, note, resolution] of moves.slice(1)) {
       const buttons = await page
         .locator('[data-move]')
@@ -250,13 +279,27 @@ describe('web console, end to end in Chromium', () => {
       await page.locator(`[data-move="${to}"]`).click();
       await page.getByLabel('Note (required)').fill(closedElsewhere ? 'closing at the same time' : note);
       if (resolution) await page.getByLabel('Resolution (required)').selectOption(resolution);
+      failNextLoad = to === 'pending_filing';
       await page.getByRole('button', { name: /^Confirm:/ }).click();
+      if (to === 'pending_filing') {
+        const failed = page.getByTestId('refresh-failed');
+        await failed.waitFor();
+        assert.match(await failed.innerText(), /Could not refresh the case.*Rate limit exceeded/s);
+        // Still the case page, as last loaded (the move was recorded; the page does not know yet).
+        await page.getByRole('heading', { name: new RegExp(s.case_number), level: 1 }).waitFor();
+        assert.match(await page.getByTestId('case-status').innerText(), /investigating/i);
+        await page.getByText('Raw vendor payload').first().waitFor();
+        await shot(page, '03b-case-refresh-failed');
+        await failed.getByRole('button', { name: 'Retry' }).click();
+        await failed.waitFor({ state: 'detached' });
+      }
       await page.getByTestId('case-status').getByText(to.replace('_', ' '), { exact: false }).waitFor();
       if (closedElsewhere) {
         await page.getByText('The move was refused').waitFor();
         await page.getByText('no further move is possible').waitFor();
       }
     }
+    await page.unroute('**/api/console/cases/*');
     assert.equal(await page.locator('[data-move]').count(), 0, 'a closed case offers no move');
     await page.getByRole('cell', { name: 'Report filed with the FIU, reference FIU-2026-118' }).waitFor();
     await shot(page, '04-case-closed');

@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
 import { createConsoleService, endOfLocalDay } from '../../src/services/console.service.ts';
 import { createClientsRepo } from '../../src/storage/clients.repo.ts';
 import { createConsoleRepo } from '../../src/storage/console.repo.ts';
 import { type CasesApi, startCasesApi } from '../helpers/cases-api.ts';
-import { signed, vendorBody } from '../helpers/webhooks.ts';
+import { clientWithKey } from '../helpers/harness.ts';
+import { register, signed, vendorBody } from '../helpers/webhooks.ts';
 
 type Who = { auth: Record<string, string> };
 
@@ -18,6 +20,20 @@ describe('console API: whoami, counts, cases queue, evaluation record, rule stat
     olga = { keyId: k.key_id, auth: { authorization: `Bearer ${k.key}` } };
   });
   after(() => api.t.close());
+
+  /** A third client with one webhook case (globex's cases are counted by other tests). */
+  let hooliCase: (Who & { caseId: string; alertId: string }) | undefined;
+  const otherTenant = async () => {
+    if (hooliCase) return hooliCase;
+    const k = await clientWithKey(api.t, 'hooli');
+    await register(api.t, 'txmon-a', 'hooli', 'hooli-txmon-secret');
+    const res = await api.t.app.inject(
+      signed('txmon-a', 'hooli-txmon-secret', vendorBody('txmon-a', { data: { severity: 'high' } })),
+    );
+    assert.equal(res.statusCode, 200, res.body);
+    hooliCase = { auth: k.auth, caseId: res.json().case_id, alertId: res.json().platform_alert_id };
+    return hooliCase;
+  };
 
   const evaluate = (who: Who, client: string, id: string, data: Record<string, unknown>) =>
     api.as(who).post('/api/mica/evaluate', {
@@ -114,6 +130,121 @@ describe('console API: whoami, counts, cases queue, evaluation record, rule stat
       assert.equal(res.statusCode, 404, `${id}`);
       assert.equal(res.json().error.code, 'NOT_FOUND');
     }
+  });
+
+  it('a case page in one answer: the case, its alerts byte for byte as the alert API serves them, their evaluations', async () => {
+    // A vendor body with numbers no double holds: the page must carry them as delivered.
+    const body = vendorBody('txmon-a', {
+      data: { severity: 'high', customer_id: 'c-page', account_ref: '__BIG__' },
+    });
+    const text = JSON.stringify(body)
+      .replace('"__BIG__"', '1234567890123456789')
+      .replace('}}', ',"big":1e400}}');
+    const res = await api.t.app.inject(signed('txmon-a', 'acme-txmon-secret', text));
+    assert.equal(res.statusCode, 200, res.body);
+    const { case_id: caseId, case_number: caseNumber, platform_alert_id: alertId } = res.json();
+    // An evaluation's alert joins the case by escalation: its evaluation comes with the page.
+    const ev = (
+      await evaluate(api.acme, 'acme', 'tx-page', {
+        customer_id: 'c-page',
+        customer_verified: true,
+        multiple_identities_detected: true,
+      })
+    ).json();
+    const evAlert = (await api.as(api.acme).get('/api/alerts?limit=200'))
+      .json()
+      .items.find((a: { evaluation_id: string | null }) => a.evaluation_id === ev.evaluation_id);
+    assert.ok(evAlert, 'the evaluation raised an alert');
+    const joined = await api.as(olga).post(`/api/alerts/${evAlert.id}/transition`, {
+      to: 'escalated',
+      note: 'same customer',
+      case_id: caseId,
+    });
+    assert.equal(joined.statusCode, 200, joined.body);
+
+    for (const ref of [caseId, caseNumber]) {
+      const page = await api.as(api.acme).get(`/api/console/cases/${ref}`);
+      assert.equal(page.statusCode, 200, page.body);
+      assert.equal(page.headers['content-type'], 'application/json; charset=utf-8');
+      const p = page.json();
+      assert.deepEqual(Object.keys(p), [
+        'case',
+        'alerts',
+        'alerts_total',
+        'alerts_not_shown',
+        'evaluations',
+        'rule_articles',
+      ]);
+      const c = (await api.as(api.acme).get(`/api/cases/${caseId}`)).json();
+      assert.deepEqual(p.case, { ...c, severity: 'high' });
+      assert.deepEqual(
+        p.alerts.map((a: { id: string }) => a.id),
+        [alertId, evAlert.id],
+      );
+      assert.deepEqual([p.alerts_total, p.alerts_not_shown], [2, 0]);
+      // Each alert is the alert API's answer, byte for byte: the payload keeps every digit.
+      for (const id of [alertId, evAlert.id]) {
+        const one = await api.as(api.acme).get(`/api/alerts/${id}`);
+        assert.ok(page.body.includes(one.body), `alert ${id} as served by /api/alerts/${id}`);
+      }
+      assert.ok(page.body.includes(`"payload":${text},"history":`), page.body);
+      assert.match(page.body, /"account_ref":1234567890123456789,"big":1e400\}/);
+      assert.deepEqual(p.evaluations, [ev]);
+      const rules = (await api.as(api.acme).get('/api/mica/rules')).json().items;
+      const triggered = ev.results.filter((r: { triggered: boolean }) => r.triggered);
+      assert.ok(triggered.length > 0);
+      for (const r of triggered)
+        assert.equal(
+          p.rule_articles[r.rule_id],
+          rules.find((x: { id: string }) => x.id === r.rule_id).article,
+        );
+    }
+  });
+
+  it('a case page shows at most 100 alerts and counts the others; one client only, 404 alike', async () => {
+    const { case_id: caseId, platform_alert_id: alertId } = await api
+      .webhook('acme', 'medium')
+      .then(async () => api.webhook('acme', 'high'));
+    // 104 more alerts linked to the case, written straight to the store (no 104 deliveries needed).
+    await sql`
+      INSERT INTO alerts (id, client_id, status, resolution, severity, source, event, vendor_object_id,
+                          customer_id, transaction_id, evaluation_id, case_id, rule_ids, due_at, created_at,
+                          updated_at, payload, headers, history)
+      SELECT gen_random_uuid(), client_id, status, resolution, severity, source, event, vendor_object_id || '-' || g,
+             customer_id, transaction_id, evaluation_id, case_id, rule_ids, due_at, created_at + g * interval '1 ms',
+             updated_at, payload, headers, history
+        FROM alerts, generate_series(1, 104) g
+       WHERE id = ${alertId}::uuid`.execute(api.t.deps.db);
+    const page = await api.as(api.acme).get(`/api/console/cases/${caseId}`);
+    assert.equal(page.statusCode, 200, page.body);
+    const p = page.json();
+    assert.equal(p.case.alert_ids.length, 105);
+    assert.equal(p.alerts.length, 100);
+    assert.deepEqual([p.alerts_total, p.alerts_not_shown], [105, 5]);
+    assert.deepEqual(
+      p.alerts.map((a: { id: string }) => a.id),
+      p.case.alert_ids.slice(0, 100),
+    );
+    assert.equal(p.alerts[0].id, alertId);
+
+    const hooli = await otherTenant();
+    const theirs = await api.as(hooli).get(`/api/console/cases/${hooli.caseId}`);
+    assert.equal(theirs.statusCode, 200);
+    assert.equal(theirs.json().case.id, hooli.caseId);
+    for (const [who, id] of [
+      [hooli, caseId],
+      [api.globex, caseId],
+      [api.acme, hooli.caseId],
+      [api.acme, randomUUID()],
+      [api.acme, 'CASE-1999-000001'],
+      [api.acme, 'nope'],
+    ] as const) {
+      const res = await api.as(who).get(`/api/console/cases/${id}`);
+      assert.equal(res.statusCode, 404, `${id}: ${res.body}`);
+      assert.equal(res.json().error.code, 'NOT_FOUND');
+    }
+    const anon = await api.t.app.inject({ method: 'GET', url: `/api/console/cases/${caseId}` });
+    assert.equal(anon.statusCode, 401);
   });
 
   it('the cases queue gives each case its severity and shows one client only', async () => {

@@ -1,9 +1,9 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import {
-  type Alert,
+  type ApiError,
   type Case,
+  type CasePage,
   type CatalogueRule,
-  type EvaluationResponse,
   getJson,
   postJson,
   qs,
@@ -28,37 +28,43 @@ import {
   StatusBadge,
   useAction,
   useDownload,
-  useLoad,
   useNow,
 } from '../ui.tsx';
 import { TransitionPanel } from './transition.tsx';
 import { TriggeredRules } from './triggered.tsx';
 
-/** Linked alerts loaded with a case (one request each); a case with more says how many are not shown. */
-const MAX_LINKED_ALERTS = 100;
+type CaseState =
+  | { state: 'loading' }
+  | { state: 'error'; error: ApiError }
+  /** `refreshError`: the last reload failed; the case is shown as it was last loaded. */
+  | { state: 'ready'; forId: string; data: CasePage; refreshError?: ApiError };
 
-const SEVERITY_RANK: Record<string, number> = { low: 1, medium: 2, high: 3, critical: 4 };
-
-interface CaseBundle {
-  c: Case;
-  alerts: Alert[];
-  evaluations: EvaluationResponse[];
-  catalogue: Map<string, CatalogueRule>;
-}
-
-async function loadCase(id: string): Promise<CaseBundle> {
-  const c = await getJson<Case>(`/api/cases/${encodeURIComponent(id)}`);
-  const [alerts, rules] = await Promise.all([
-    Promise.all(c.alert_ids.slice(0, MAX_LINKED_ALERTS).map((a) => getJson<Alert>(`/api/alerts/${a}`))),
-    getJson<{ items: CatalogueRule[] }>('/api/mica/rules'),
-  ]);
-  const evalIds = [
-    ...new Set([c.evaluation_id, ...alerts.map((a) => a.evaluation_id)].filter((x): x is string => !!x)),
-  ];
-  const evaluations = await Promise.all(
-    evalIds.map((e) => getJson<EvaluationResponse>(`/api/mica/evaluations/${e}`)),
-  );
-  return { c, alerts, evaluations, catalogue: new Map(rules.items.map((r) => [r.id, r])) };
+/**
+ * The case page in one request (GET /api/console/cases/{id}: the case, its first 100 alerts, their
+ * evaluations), so opening and reloading a case costs one request of the client's rate limit, not
+ * one per alert. A reload that fails after a move keeps the case on screen with the error beside it.
+ */
+function useCasePage(id: string): [CaseState, () => void] {
+  const [value, setValue] = useState<CaseState>({ state: 'loading' });
+  const [tick, setTick] = useState(0);
+  useEffect(() => {
+    let live = true;
+    setValue((v) => (v.state === 'ready' && v.forId === id ? v : { state: 'loading' }));
+    getJson<CasePage>(`/api/console/cases/${encodeURIComponent(id)}`).then(
+      (data) => live && setValue({ state: 'ready', forId: id, data }),
+      (e) =>
+        live &&
+        setValue((v) =>
+          v.state === 'ready' && v.forId === id
+            ? { ...v, refreshError: asApiError(e) }
+            : { state: 'error', error: asApiError(e) },
+        ),
+    );
+    return () => {
+      live = false;
+    };
+  }, [id, tick]);
+  return [value, () => setTick((n) => n + 1)];
 }
 
 function Reassign({ c, me, onDone }: { c: Case; me: WhoAmI; onDone: () => void }) {
@@ -109,20 +115,21 @@ function Reassign({ c, me, onDone }: { c: Case; me: WhoAmI; onDone: () => void }
 /** One case: its facts, deadline, moves, assignment, alerts with their payloads, triggered rules and history. */
 export function CaseDetail({ id, me, onChange }: { id: string; me: WhoAmI; onChange: () => void }) {
   const now = useNow();
-  const [loaded, reload] = useLoad(() => loadCase(id), [id]);
+  const [loaded, reload] = useCasePage(id);
   const [exportError, exportAs] = useDownload();
   if (loaded.state === 'loading') return <Loading what="the case" />;
   if (loaded.state === 'error') return <LoadFailed heading={`Case ${id}`} noun="case" error={loaded.error} />;
-  const { c, alerts, evaluations, catalogue } = loaded.data;
+  const { case: c, alerts, alerts_total, evaluations, rule_articles } = loaded.data;
+  // The triggered-rules table reads a rule's article from the catalogue.
+  const catalogue = new Map(
+    Object.entries(rule_articles).map(([rule, article]) => [rule, { id: rule, article } as CatalogueRule]),
+  );
   const done = () => {
     reload();
     onChange();
   };
-  const severity = alerts
-    .map((a) => a.severity)
-    .concat(evaluations.map((e) => e.highest_severity ?? ''))
-    .filter(Boolean)
-    .sort((a, b) => (SEVERITY_RANK[b] ?? 0) - (SEVERITY_RANK[a] ?? 0))[0];
+  // The service's: the highest of all its alerts (not only those shown) and its evaluation.
+  const severity = c.severity ?? undefined;
   const history: HistoryLine[] = [
     ...c.history.map((h) => ({ ...h, item: c.case_number })),
     ...alerts.flatMap((a) => a.history.map((h) => ({ ...h, item: `alert ${shortId(a.id)}` }))),
@@ -132,6 +139,17 @@ export function CaseDetail({ id, me, onChange }: { id: string; me: WhoAmI; onCha
       <h1 tabIndex={-1}>
         {c.case_number} <StatusBadge status={c.status} /> <SeverityBadge severity={severity} />
       </h1>
+      {loaded.refreshError && (
+        <div class="refresh-failed" data-testid="refresh-failed">
+          <ErrorBox
+            error={loaded.refreshError}
+            title="Could not refresh the case; it is shown as last loaded"
+          />
+          <button type="button" onClick={reload}>
+            Retry
+          </button>
+        </div>
+      )}
       <div class="grid">
         <Section title="Case">
           <dl class="facts">
@@ -164,8 +182,8 @@ export function CaseDetail({ id, me, onChange }: { id: string; me: WhoAmI; onCha
       </div>
       <Section
         title={
-          c.alert_ids.length > alerts.length
-            ? `Linked alerts (the first ${alerts.length} of ${c.alert_ids.length})`
+          alerts_total > alerts.length
+            ? `Linked alerts (the first ${alerts.length} of ${alerts_total})`
             : `Linked alerts (${alerts.length})`
         }
       >

@@ -2,11 +2,13 @@ import { Readable } from 'node:stream';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { ConsoleService } from '../../services/console.service.ts';
+import { stringifyWithRaw } from '../../services/raw-json.ts';
 import { principalOf } from '../plugins/auth.ts';
 import { refuseInvalidQuery } from '../query-problems.ts';
 import { listOf } from '../schemas/cases.schema.ts';
 import { nestedErrorResponses } from '../schemas/common.schema.ts';
 import {
+  CasePageSchema,
   CaseQueueQuery,
   CaseQueueSchema,
   CountsSchema,
@@ -20,6 +22,7 @@ import {
 
 const config = { auth: 'client', errorFormat: 'nested' } as const;
 const security = [{ bearer: [] }];
+const IdParam = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
 
 /** The read models the web console needs beyond the plain API; bearer key, nested errors, tenant-scoped. */
 export const consoleApiRoutes =
@@ -68,6 +71,27 @@ export const consoleApiRoutes =
         },
       },
       async (req) => svc.casesQueue(principalOf(req), req.query),
+    );
+
+    app.get(
+      '/api/console/cases/:id',
+      {
+        config,
+        schema: {
+          tags: ['console'],
+          summary:
+            'A case page in one answer: the case, its first 100 alerts (payloads as delivered), their evaluations',
+          security,
+          params: IdParam,
+          response: { 200: CasePageSchema, ...nestedErrorResponses },
+        },
+      },
+      async (req, reply) => {
+        const page = await svc.casePage(principalOf(req), req.params.id);
+        // Alert payloads are the vendor's JSON text, written unparsed (as cases.routes does).
+        reply.type('application/json; charset=utf-8').serializer(stringifyWithRaw);
+        return page;
+      },
     );
 
     app.get(

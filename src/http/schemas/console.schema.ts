@@ -1,5 +1,5 @@
 import { type TSchema, Type } from 'typebox';
-import { CaseListQuery, CaseSchema, listOf, SEVERITIES } from './cases.schema.ts';
+import { AlertSchema, CaseListQuery, CaseSchema, listOf, SEVERITIES } from './cases.schema.ts';
 import { Enum } from './common.schema.ts';
 
 const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
@@ -40,15 +40,34 @@ export const CaseQueueQuery = Type.Object({
   severity: Type.Optional(Enum(SEVERITIES, 'the case severity: highest of its alerts and its evaluation')),
 });
 
+/** A case with its severity. */
+const CaseWithSeverity = Type.Object({
+  ...CaseSchema.properties,
+  severity: Nullable(
+    Type.String({ description: 'highest severity of its alerts and evaluation; null when it has none' }),
+  ),
+});
+
 /** A case of the queue: the case with its severity. */
-export const CaseQueueSchema = listOf(
-  Type.Object({
-    ...CaseSchema.properties,
-    severity: Nullable(
-      Type.String({ description: 'highest severity of its alerts and evaluation; null when it has none' }),
-    ),
+export const CaseQueueSchema = listOf(CaseWithSeverity);
+
+/** A case page in one answer (GET /api/console/cases/{id}). */
+export const CasePageSchema = Type.Object({
+  case: CaseWithSeverity,
+  alerts: Type.Array(AlertSchema, {
+    description:
+      'the first 100 linked alerts in `alert_ids` order, each exactly as GET /api/alerts/{id} serves it (payload as delivered)',
   }),
-);
+  alerts_total: Type.Integer({ minimum: 0, description: 'all linked alerts (the length of alert_ids)' }),
+  alerts_not_shown: Type.Integer({ minimum: 0, description: 'linked alerts beyond the first 100' }),
+  evaluations: Type.Array(Type.Unknown(), {
+    description:
+      "the case's evaluation and those of the shown alerts, each as GET /api/mica/evaluations/{id} returns it",
+  }),
+  rule_articles: Type.Record(Type.String(), Type.Integer(), {
+    description: 'the MiCA / AMLR article of each catalogue rule the case or its evaluations name',
+  }),
+});
 
 export const RuleStatsQuery = Type.Object({
   days: Type.Optional(Type.Integer({ minimum: 1, maximum: 90, default: 30 })),

@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { Cron } from 'croner';
 import { type Static, Type } from 'typebox';
 import { Value } from 'typebox/value';
 
@@ -120,6 +121,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(
       `invalid environment: TRUST_PROXY: expected true, false, a number of hops, or addresses and CIDR ranges (comma-separated): ${JSON.stringify(parsed.TRUST_PROXY)}`,
     );
+  // A pattern croner refuses is refused here, before a start creates anything (the demo client and
+  // its key, printed once, were created and then the start failed on the schedule).
+  for (const key of ['STR_SWEEP_CRON', 'AUDIT_MAINTENANCE_CRON'] as const) {
+    const pattern = parsed[key];
+    if (pattern === 'off') continue;
+    try {
+      new Cron(pattern, { paused: true }).stop();
+    } catch (e) {
+      throw new ConfigError(
+        `invalid environment: ${key}: ${(e as Error).message} (a cron pattern such as '*/15 * * * *', or 'off'): ${JSON.stringify(pattern)}`,
+      );
+    }
+  }
   return Object.freeze({
     ...parsed,
     MICA_DEMO_SEED: parsed.MICA_DEMO_SEED === 'true',

@@ -36,6 +36,7 @@ async function main(): Promise<void> {
     // Printed once, on the first start of an empty store: the key is never shown again.
     process.stdout.write(
       `\nDemo client "${demo.client_id}" created. Its ${demo.environment} API key (shown once, keep it):\n\n  ${demo.key}\n\n` +
+        `Its id, for \`npm run mica -- keys rotate|revoke\`: ${demo.key_id}\n\n` +
         `Try:\n  curl -s ${local}/api/mica/evaluate -H 'Authorization: Bearer ${demo.key}' -H 'Content-Type: application/json' \\\n` +
         `    -d '{"client_id":"demo","trigger_type":"transaction","trigger_entity_id":"tx-1","data":{"customer_id":"c-1","customer_verified":true,"amount_eur":1500,"full_cdd_complete":false}}'\n\n`,
     );

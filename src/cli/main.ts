@@ -26,6 +26,13 @@ const positiveNumber = (v: string) => {
   if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('must be a positive number');
   return n;
 };
+/** 0 or more: a rotation's grace may be none (the old key stops at once, e.g. after a leak). */
+const nonNegativeNumber = (v: string) => {
+  const n = Number(v);
+  if (v.trim() === '' || !Number.isFinite(n) || n < 0)
+    throw new InvalidArgumentError('must be a number, 0 or more');
+  return n;
+};
 const jsonObject = (v: string) => {
   try {
     const o = JSON.parse(v);
@@ -184,7 +191,11 @@ function buildProgram(found: (inv: Invocation) => void): Command {
     .action((key_id: string) => found({ name: 'keys.revoke', args: { key_id } }));
   keys
     .command('rotate <key_id>')
-    .option('--grace-hours <n>', 'how long the old key keeps working (default 24)', positiveNumber)
+    .option(
+      '--grace-hours <n>',
+      'how long the old key keeps working (default 24; 0: it stops at once)',
+      nonNegativeNumber,
+    )
     .option(
       '--expires-in-days <n>',
       'lifetime of the new key (default: as long as the old key was issued for)',

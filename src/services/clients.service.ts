@@ -38,6 +38,10 @@ export function createClientsService(deps: {
         actor: opts.actor,
         action: 'client.created',
         subject: clientId,
+        // The settings it starts with, as a later change of them is recorded.
+        ...(opts.settings && Object.keys(opts.settings).length > 0
+          ? { detail: { settings: opts.settings } }
+          : {}),
       });
       cache.delete(clientId);
       return { client_id: clientId, name: opts.name ?? clientId, settings: opts.settings ?? {} };

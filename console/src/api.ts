@@ -178,6 +178,22 @@ export interface CasePage {
   rule_articles: Record<string, number>;
 }
 
+/** What escalating an alert can do (GET /api/console/alerts/{id}/escalation). */
+export interface EscalationTargets {
+  alert_id: string;
+  status: string;
+  case: { id: string; case_number: string; status: string; open: boolean } | null;
+  open_cases: Array<{
+    id: string;
+    case_number: string;
+    status: string;
+    assignee: string | null;
+    reason: string;
+    due_at: string;
+  }>;
+  open_cases_not_shown: number;
+}
+
 export interface Page<T> {
   items: T[];
   next_cursor: string | null;

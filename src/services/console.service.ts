@@ -11,7 +11,7 @@ import type {
   TransitionRow,
 } from '../storage/console.repo.ts';
 import type { AlertsCasesService, ListQuery } from './alerts-cases.service.ts';
-import { alertView, UUID } from './alerts-cases.views.ts';
+import { alertView, iso, UUID } from './alerts-cases.views.ts';
 import { csvText, parseRange } from './audit.service.ts';
 import { isCursorCount, isCursorTime, readCursor, writeCursor } from './cursor.ts';
 import type { ClientContext } from './evaluation.service.ts';
@@ -20,6 +20,8 @@ import type { Principal } from './keys.service.ts';
 const DAY_MS = 86_400_000;
 /** The linked alerts a case page shows; a case with more says how many are not shown. */
 export const CASE_PAGE_ALERTS = 100;
+/** The open cases an escalation offers to join, soonest due first. */
+export const ESCALATION_CASES = 200;
 const FINAL = {
   alerts: statusesOf('alert').filter((s) => isFinalStatus('alert', s)),
   cases: statusesOf('case').filter((s) => isFinalStatus('case', s)),
@@ -95,7 +97,7 @@ export function createConsoleService(deps: {
   repo: ConsoleRepo;
   clients: Pick<ClientsRepo, 'get' | 'officers'>;
   clientContext: (clientId: string) => Promise<ClientContext | undefined>;
-  alertsCases: Pick<AlertsCasesService, 'listCases' | 'getCase'>;
+  alertsCases: Pick<AlertsCasesService, 'listCases' | 'getCase' | 'getAlert'>;
   now?: () => Date;
 }) {
   const now = deps.now ?? (() => new Date());
@@ -217,6 +219,46 @@ export function createConsoleService(deps: {
         alerts_not_shown: c.alert_ids.length - shownIds.length,
         evaluations,
         rule_articles,
+      };
+    },
+
+    /**
+     * What escalating an alert can do: the case it is in (if any), and the client's open cases it may
+     * join (soonest due first, at most ESCALATION_CASES, with how many are not shown).
+     */
+    async escalationTargets(p: Principal, alertId: string) {
+      const a = await deps.alertsCases.getAlert(p, alertId);
+      const [rows, current] = await Promise.all([
+        deps.repo.openCases(p.clientId, FINAL.cases, ESCALATION_CASES),
+        // Its case is the caller's too; gone only if removed meanwhile.
+        a.case_id
+          ? deps.alertsCases.getCase(p, a.case_id).catch((e: unknown) => {
+              if (e instanceof AppError && e.code === 'NOT_FOUND') return undefined;
+              throw e;
+            })
+          : undefined,
+      ]);
+      const total = rows[0]?.total ?? 0;
+      return {
+        alert_id: a.id,
+        status: a.status,
+        case: current
+          ? {
+              id: current.id,
+              case_number: current.case_number,
+              status: current.status,
+              open: !isFinalStatus('case', current.status),
+            }
+          : null,
+        open_cases: rows.map((r) => ({
+          id: r.id,
+          case_number: r.case_number,
+          status: r.status,
+          assignee: r.assignee,
+          reason: r.reason,
+          due_at: iso(r.due_at),
+        })),
+        open_cases_not_shown: total - rows.length,
       };
     },
 

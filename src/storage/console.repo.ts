@@ -26,6 +26,17 @@ export interface EvaluationRecord {
   response: unknown;
 }
 
+/** An open case an alert may be escalated into. */
+export interface OpenCaseRow {
+  id: string;
+  case_number: string;
+  status: string;
+  assignee: string | null;
+  reason: string;
+  due_at: Date | string;
+  total: number;
+}
+
 /** Keyset position in the transitions trail ordered by (at, kind, item_id, ord). */
 export interface TransitionCursor {
   at: string;
@@ -194,6 +205,20 @@ export function createConsoleRepo(db: Db) {
         .execute();
       for (const r of rows) out.set(r.id, r.response);
       return out;
+    },
+
+    /**
+     * A client's cases not in a final status, soonest due first, at most `limit`; each row carries
+     * `total`, the count of all of them.
+     */
+    async openCases(clientId: string, finalStatuses: string[], limit: number): Promise<OpenCaseRow[]> {
+      const res = await sql<OpenCaseRow>`
+        SELECT id::text AS id, case_number, status, assignee, reason, due_at, count(*) OVER ()::int AS total
+          FROM cases
+         WHERE client_id = ${clientId} AND status NOT IN (${sql.join(finalStatuses)})
+         ORDER BY due_at, id
+         LIMIT ${limit}`.execute(db);
+      return res.rows.map((r) => ({ ...r, total: Number(r.total) }));
     },
 
     /** The id of a client's case given by id or case number. */

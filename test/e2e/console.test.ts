@@ -65,6 +65,16 @@ async function seed(env: Record<string, string>) {
     const res = await app.inject(signed('txmon-a', 'acme-secret', text));
     assert.equal(res.statusCode, 200, res.body);
     const ack = res.json() as { case_id: string; case_number: string; platform_alert_id: string };
+    // A low-severity delivery: an alert in no case, to escalate into an existing case.
+    const low = await app.inject(
+      signed(
+        'txmon-a',
+        'acme-secret',
+        vendorBody('txmon-a', { data: { severity: 'low', customer_id: 'c-9' } }),
+      ),
+    );
+    assert.equal(low.statusCode, 200, low.body);
+    assert.equal(low.json().case_id, null);
     await app.close();
     const shift = `${8 * DAY_MS} milliseconds`;
     const back = (table: 'cases' | 'alerts', id: string) =>
@@ -76,7 +86,7 @@ async function seed(env: Record<string, string>) {
            WHERE id = ${id}::uuid`.execute(deps.db);
     await back('cases', ack.case_id);
     await back('alerts', ack.platform_alert_id);
-    return { key: key.key, keyId: key.key_id, ...ack };
+    return { key: key.key, keyId: key.key_id, ...ack, lowAlertId: low.json().platform_alert_id as string };
   } finally {
     await deps.close();
   }
@@ -333,6 +343,35 @@ describe('web console, end to end in Chromium', () => {
       json.filter((r) => r.kind === 'case' && r.actor === actor && r.actor_name === 'olga').map((r) => r.to),
       ['investigating', 'pending_filing', 'closed'],
     );
+
+    // Escalating an alert through the console into an existing open case (the one the blocked
+    // evaluation opened), not a new one: the form says which before the move is confirmed.
+    type CaseRef = { id: string; case_number: string; evaluation_id: string | null; alert_ids: string[] };
+    const openCases = async () =>
+      ((await (await api('/api/cases?status=open&limit=200')).json()) as { items: CaseRef[] }).items;
+    const target = (await openCases()).find((c) => c.evaluation_id === blocked);
+    assert.ok(target, 'the blocked evaluation opened a case');
+    const casesBefore = (await openCases()).length;
+    await page.goto(`${server.url}/console/#/alerts/${s.lowAlertId}`);
+    await page.locator('[data-move="escalated"]').click();
+    await page.getByLabel('Note (required)').fill('Same customer as the blocked transfer');
+    const outcome = page.getByTestId('escalation-outcome');
+    await outcome.getByText('A new case will be opened').waitFor();
+    await page.locator('#move-case').selectOption(target.id);
+    await outcome.getByText(`The alert will join ${target.case_number}`).waitFor();
+    await shot(page, '05a-escalate-into-case');
+    await page.getByRole('button', { name: /^Confirm:/ }).click();
+    await page.locator('[data-move="escalated"]').waitFor({ state: 'detached' });
+    const escalated = (await (await api(`/api/alerts/${s.lowAlertId}`)).json()) as {
+      status: string;
+      case_id: string | null;
+    };
+    assert.deepEqual([escalated.status, escalated.case_id], ['escalated', target.id]);
+    assert.equal((await openCases()).length, casesBefore, 'no case was opened');
+    // The case page lists the alert that joined it.
+    await page.getByRole('link', { name: 'view the case' }).click();
+    await page.getByRole('heading', { name: new RegExp(target.case_number), level: 1 }).waitFor();
+    await page.getByRole('link', { name: `Alert ${s.lowAlertId.slice(0, 8)}` }).waitFor();
 
     // The other screens, each one rendered and captured.
     await page.goto(`${server.url}/console/#/alerts`);

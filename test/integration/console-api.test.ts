@@ -247,6 +247,45 @@ describe('console API: whoami, counts, cases queue, evaluation record, rule stat
     assert.equal(anon.statusCode, 401);
   });
 
+  it('escalation targets: the case an alert is in and the open cases it may join; one client only', async () => {
+    const lone = await api.newAlert();
+    const open = await api.webhook('acme', 'high');
+    const closed = await api.webhook('acme', 'high');
+    await api
+      .as(olga)
+      .post(`/api/cases/${closed.case_id}/transition`, { to: 'closed', resolution: 'no_action', note: 'x' });
+    const hooli = await otherTenant();
+    const t = (await api.as(api.acme).get(`/api/console/alerts/${lone}/escalation`)).json();
+    assert.equal(t.case, null);
+    const ids = t.open_cases.map((c: { id: string }) => c.id);
+    assert.ok(ids.includes(open.case_id));
+    assert.ok(!ids.includes(closed.case_id), 'a closed case is not offered');
+    assert.ok(!ids.includes(hooli.caseId), 'nor another client’s');
+    assert.ok(t.open_cases.every((c: { status: string }) => c.status !== 'closed'));
+    assert.equal(t.open_cases_not_shown, 0);
+    const inCase = (
+      await api.as(api.acme).get(`/api/console/alerts/${open.platform_alert_id}/escalation`)
+    ).json();
+    assert.deepEqual(inCase.case, {
+      id: open.case_id,
+      case_number: open.case_number,
+      status: 'open',
+      open: true,
+    });
+    const inClosed = (
+      await api.as(api.acme).get(`/api/console/alerts/${closed.platform_alert_id}/escalation`)
+    ).json();
+    assert.equal(inClosed.case.open, false);
+    for (const [who, id] of [
+      [hooli, lone],
+      [api.acme, hooli.alertId],
+      [api.acme, 'nope'],
+    ] as const) {
+      const res = await api.as(who).get(`/api/console/alerts/${id}/escalation`);
+      assert.equal(res.statusCode, 404, `${id}`);
+    }
+  });
+
   it('the cases queue gives each case its severity and shows one client only', async () => {
     const high = await api.webhook('acme', 'high');
     const critical = await api.webhook('acme', 'critical');

@@ -4,9 +4,80 @@ import {
   type ItemKind,
   resolutionsFor,
 } from '../../../src/domain/cases/state-machines.ts';
-import { postJson } from '../api.ts';
-import { label } from '../format.ts';
-import { asApiError, ErrorBox, Field, useAction } from '../ui.tsx';
+import { type EscalationTargets, getJson, postJson } from '../api.ts';
+import { label, when } from '../format.ts';
+import { asApiError, ErrorBox, Field, useAction, useLoad } from '../ui.tsx';
+
+/** The alert a transition URL moves (`/api/alerts/{id}/transition`), if it is one. */
+function alertOf(url: string): string | undefined {
+  return /^\/api\/alerts\/([^/?#]+)\/transition$/.exec(url)?.[1];
+}
+
+/**
+ * Escalating an alert: where it goes. Without a choice the alert stays in the open case it is in,
+ * else a new case is opened (CONTRACT §5); or it joins an open case of the client chosen here
+ * (`case_id`). What will happen is said before the move is confirmed.
+ */
+function EscalationChoice({
+  alertId,
+  caseId,
+  onChange,
+}: {
+  alertId: string;
+  caseId: string;
+  onChange: (caseId: string) => void;
+}) {
+  const [loaded] = useLoad(
+    () => getJson<EscalationTargets>(`/api/console/alerts/${encodeURIComponent(alertId)}/escalation`),
+    [alertId],
+  );
+  if (loaded.state === 'loading') return <p class="muted">Loading the open cases…</p>;
+  if (loaded.state === 'error')
+    return (
+      <>
+        <ErrorBox error={loaded.error} title="Could not load the open cases" />
+        <p class="hint" data-testid="escalation-outcome">
+          Escalating opens a new case, unless the alert is already in an open case, where it stays.
+        </p>
+      </>
+    );
+  const t = loaded.data;
+  const current = t.case?.open ? t.case : null;
+  const others = t.open_cases.filter((c) => c.id !== current?.id);
+  const chosen = others.find((c) => c.id === caseId);
+  let outcome: string;
+  if (chosen) outcome = `The alert will join ${chosen.case_number}; no new case is opened.`;
+  else if (current) outcome = `The alert stays in its case ${current.case_number}; no new case is opened.`;
+  else
+    outcome = `A new case will be opened for this alert${t.case ? ` (its case ${t.case.case_number} is closed)` : ''}.`;
+  return (
+    <>
+      <Field id="move-case" label="Case">
+        <select
+          id="move-case"
+          value={chosen ? chosen.id : ''}
+          onChange={(e) => onChange((e.target as HTMLSelectElement).value)}
+        >
+          <option value="">{current ? `Keep it in ${current.case_number}` : 'Open a new case'}</option>
+          {others.map((c) => (
+            <option key={c.id} value={c.id}>
+              Join {c.case_number} ({label(c.status)}, {c.assignee ?? 'unassigned'}, due {when(c.due_at)})
+            </option>
+          ))}
+        </select>
+      </Field>
+      {t.open_cases_not_shown > 0 && (
+        <p class="hint">
+          The {t.open_cases.length} soonest due of {t.open_cases.length + t.open_cases_not_shown} open cases
+          are listed.
+        </p>
+      )}
+      <p class="hint" data-testid="escalation-outcome" aria-live="polite">
+        {outcome}
+      </p>
+    </>
+  );
+}
 
 /**
  * The moves the state machine allows from the current status (the service's own table, bundled),
@@ -27,6 +98,7 @@ export function TransitionPanel({
   const [to, setTo] = useState<string | null>(null);
   const [note, setNote] = useState('');
   const [resolution, setResolution] = useState('');
+  const [joinCase, setJoinCase] = useState('');
   const { error, setError, busy, run } = useAction();
   // A move refused because someone else finished the item first (409) leaves it here: the refusal
   // is still shown, so the officer knows their move and note were not recorded.
@@ -40,10 +112,12 @@ export function TransitionPanel({
       </>
     );
   const resolutions = to ? resolutionsFor(kind, to) : [];
+  const alertId = kind === 'alert' && to === 'escalated' ? alertOf(url) : undefined;
   const choose = (t: string) => {
     setTo(t);
     setError(undefined);
     setResolution('');
+    setJoinCase('');
     window.setTimeout(() => document.getElementById('move-note')?.focus(), 0);
   };
   const submit = (e: Event) => {
@@ -51,7 +125,12 @@ export function TransitionPanel({
     if (!to) return;
     void run(async () => {
       try {
-        await postJson(url, { to, note: note.trim(), ...(resolutions.length ? { resolution } : {}) });
+        await postJson(url, {
+          to,
+          note: note.trim(),
+          ...(resolutions.length ? { resolution } : {}),
+          ...(alertId && joinCase ? { case_id: joinCase } : {}),
+        });
       } catch (err) {
         // Refused because someone else moved it first (409): show the state it is in now, and the
         // moves allowed from there, under the refusal.
@@ -60,6 +139,7 @@ export function TransitionPanel({
       }
       setTo(null);
       setNote('');
+      setJoinCase('');
       onDone();
     });
   };
@@ -112,6 +192,7 @@ export function TransitionPanel({
               </select>
             </Field>
           )}
+          {alertId && <EscalationChoice alertId={alertId} caseId={joinCase} onChange={setJoinCase} />}
           {error && <ErrorBox error={error} title="The move was refused" />}
           <div class="buttons">
             <button

@@ -12,6 +12,7 @@ import {
   CaseQueueQuery,
   CaseQueueSchema,
   CountsSchema,
+  EscalationSchema,
   EvaluationRecordSchema,
   RuleStatsQuery,
   RuleStatsSchema,
@@ -92,6 +93,21 @@ export const consoleApiRoutes =
         reply.type('application/json; charset=utf-8').serializer(stringifyWithRaw);
         return page;
       },
+    );
+
+    app.get(
+      '/api/console/alerts/:id/escalation',
+      {
+        config,
+        schema: {
+          tags: ['console'],
+          summary: 'What escalating an alert can do: the case it is in, and the open cases it may join',
+          security,
+          params: IdParam,
+          response: { 200: EscalationSchema, ...nestedErrorResponses },
+        },
+      },
+      async (req) => svc.escalationTargets(principalOf(req), req.params.id),
     );
 
     app.get(

@@ -69,6 +69,38 @@ export const CasePageSchema = Type.Object({
   }),
 });
 
+/** What escalating an alert can do (GET /api/console/alerts/{id}/escalation). */
+export const EscalationSchema = Type.Object({
+  alert_id: Type.String({ format: 'uuid' }),
+  status: Type.String(),
+  case: Nullable(
+    Type.Object(
+      {
+        id: Type.String({ format: 'uuid' }),
+        case_number: Type.String(),
+        status: Type.String(),
+        open: Type.Boolean(),
+      },
+      {
+        description:
+          'the case the alert is in; escalating without case_id keeps it there while it is open, else opens a new case',
+      },
+    ),
+  ),
+  open_cases: Type.Array(
+    Type.Object({
+      id: Type.String({ format: 'uuid' }),
+      case_number: Type.String(),
+      status: Type.String(),
+      assignee: Nullable(Type.String()),
+      reason: Type.String(),
+      due_at: Type.String({ format: 'date-time' }),
+    }),
+    { description: "the client's open cases it may join (case_id), soonest due first, at most 200" },
+  ),
+  open_cases_not_shown: Count,
+});
+
 export const RuleStatsQuery = Type.Object({
   days: Type.Optional(Type.Integer({ minimum: 1, maximum: 90, default: 30 })),
 });

@@ -187,6 +187,10 @@ function buildProgram(found: (inv: Invocation) => void): Command {
         }),
     );
   keys
+    .command('list <client_id>')
+    .description("a client's keys: ids, role, environment, officer, dates, state (never the keys)")
+    .action((client_id: string) => found({ name: 'keys.list', args: { client_id } }));
+  keys
     .command('revoke <key_id>')
     .action((key_id: string) => found({ name: 'keys.revoke', args: { key_id } }));
   keys

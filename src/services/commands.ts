@@ -178,6 +178,10 @@ export const COMMANDS: Record<string, Command<TSchema>> = {
         actor,
       }),
   }),
+  'keys.list': command({
+    args: Type.Object({ client_id: Str }),
+    run: (d, a) => d.keys.list(a.client_id),
+  }),
   'keys.revoke': command({
     args: Type.Object({ key_id: Str }),
     run: (d, a, actor) => d.keys.revoke(a.key_id, actor),

@@ -145,6 +145,31 @@ export function createKeysService(deps: {
       return { ...publicView(row), key };
     },
 
+    /**
+     * A client's keys as the operator needs them to rotate or revoke one: id, role, environment,
+     * officer, dates and state; never the key or its digest.
+     */
+    async list(clientId: string) {
+      if (!(await deps.clients.get(clientId)))
+        throw new AppError('NOT_FOUND', `client ${clientId} not found`);
+      const at = now().getTime();
+      const rows = await deps.keys.forClient(clientId);
+      return {
+        client_id: clientId,
+        keys: rows.map((row) => {
+          const view = publicView(row);
+          const state = row.revoked_at
+            ? 'revoked'
+            : row.expires_at.getTime() <= at
+              ? 'expired'
+              : row.replaced_by
+                ? 'rotated'
+                : 'active';
+          return { ...view, replaced_by: row.replaced_by, state };
+        }),
+      };
+    },
+
     async revoke(keyId: string, actor: string) {
       const row = await deps.keys.byId(keyId);
       if (!row) throw new AppError('NOT_FOUND', `key ${keyId} not found`);

@@ -77,6 +77,16 @@ export function createKeysRepo(db: Db) {
         .execute();
       return rows.map((r) => r.key_id);
     },
+    /** A client's keys, newest first (never their digests). */
+    async forClient(clientId: string): Promise<KeyRow[]> {
+      return db
+        .selectFrom('api_keys')
+        .selectAll()
+        .where('client_id', '=', clientId)
+        .orderBy('created_at', 'desc')
+        .orderBy('key_id')
+        .execute();
+    },
     async countForClient(clientId: string): Promise<number> {
       const row = await db
         .selectFrom('api_keys')

@@ -84,6 +84,14 @@ describe('the mica CLI', () => {
     assert.equal(key.role, 'admin');
     const days = (Date.parse(key.expires_at) - Date.now()) / 86_400_000;
     assert.ok(days > 29.9 && days <= 30);
+    // Listed with what an operator needs to rotate or revoke it, never the key or its digest.
+    const listed = mica('keys', 'list', 'acme');
+    assert.equal(listed.code, 0, listed.err);
+    const entry = listed.json().keys.find((e: { key_id: string }) => e.key_id === key.key_id);
+    assert.equal(entry?.state, 'active');
+    assert.equal(entry?.role, 'admin');
+    assert.ok(!listed.out.includes(key.key) && !/key_hash|mica_live_/.test(listed.out), listed.out);
+    assertFails(mica('keys', 'list', 'nobody'), /client nobody not found/, 'unknown client');
   });
 
   it('prints errors as JSON on stderr with exit code 1', () => {

@@ -51,9 +51,32 @@ export function fieldError(field: string, reason: string, extra?: ErrorDetails):
   });
 }
 
-/** Shorthand for the 400 of a validation failure that lists every problem. */
+/**
+ * The 400 that lists every problem at once (CONTRACT §3): `details.field` and `details.reason`
+ * come from the first, each problem being written `<field>: <reason>`.
+ */
 export function validationError(errors: string[], extra?: ErrorDetails): AppError {
-  const first = errors[0] ?? 'body: invalid';
-  const field = first.slice(0, first.indexOf(':')) || 'body';
-  return new AppError('INVALID_REQUEST', `Invalid request: ${first}`, { field, ...extra, errors });
+  const first = errors[0] ?? 'body: Invalid value';
+  const at = first.indexOf(': ');
+  const field = at > 0 ? first.slice(0, at) : 'body';
+  const reason = at > 0 ? first.slice(at + 2) : first;
+  return new AppError('INVALID_REQUEST', `Invalid request: ${first}`, { field, reason, ...extra, errors });
+}
+
+/**
+ * A refusal with the problems its schema could not see added to its list (a check that needs
+ * several fields, or the store), so that the caller learns of every problem at once. `order`
+ * may rearrange the whole list; when its first problem changes, field and reason follow it.
+ */
+export function withProblems(
+  err: AppError,
+  more: string[],
+  order: (all: string[]) => string[] = (all) => all,
+): AppError {
+  if (more.length === 0 || !err.details) return err;
+  const all = [...((err.details.errors as string[] | undefined) ?? []), ...more];
+  const errors = order(all);
+  if (errors[0] === all[0])
+    return new AppError(err.code, err.message, { ...err.details, errors }, err.headers);
+  return validationError(errors);
 }

@@ -7,7 +7,7 @@ import type { ClientRuleSettings } from '../domain/rules/settings.ts';
 import { highestSeverity } from '../domain/rules/summary.ts';
 import type { EvaluationSummary, TriggerType } from '../domain/rules/types.ts';
 import { isChain, validateAddress } from '../domain/screening/index.ts';
-import { AppError, fieldError } from '../errors.ts';
+import { AppError, fieldError, validationError } from '../errors.ts';
 import type { AuditWriter } from '../storage/audit-writer.ts';
 import type { EvaluationRecord, EvaluationsRepo } from '../storage/evaluations.repo.ts';
 import { createKeyedTurns } from './keyed-turns.ts';
@@ -196,13 +196,6 @@ export function evaluationRequestProblems(body: unknown): string[] {
   return problems;
 }
 
-/** The 400 of evaluationRequestProblems: the first problem's field and reason, and all of them. */
-export function problemsError(problems: string[]): AppError {
-  const first = problems[0] ?? 'body: Invalid value';
-  const at = first.indexOf(': ');
-  return fieldError(first.slice(0, at), first.slice(at + 2), { errors: problems });
-}
-
 /** The engine's refusal of a manual selection is the caller's error (400), not ours. */
 function evaluateOrReject(input: Parameters<typeof evaluateEvent>[0]) {
   try {
@@ -236,7 +229,7 @@ export function createEvaluationService(deps: {
     async evaluate(principal: Principal, req: EvaluationRequest, by?: Actor, links?: { caseId?: string }) {
       const actor = by ?? { id: principal.keyId, name: null, key: true };
       const problems = evaluationRequestProblems(req);
-      if (problems.length > 0) throw problemsError(problems);
+      if (problems.length > 0) throw validationError(problems);
       // A client the key does not own looks exactly like one that does not exist.
       const ctx = req.client_id === principal.clientId ? await deps.clientContext(req.client_id) : undefined;
       if (!ctx)

@@ -2,12 +2,8 @@ import { isUtf8 } from 'node:buffer';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { type Actor, systemActor } from '../../domain/actor.ts';
-import { AppError } from '../../errors.ts';
-import {
-  type EvaluationService,
-  evaluationRequestProblems,
-  problemsError,
-} from '../../services/evaluation.service.ts';
+import { withProblems } from '../../errors.ts';
+import { type EvaluationService, evaluationRequestProblems } from '../../services/evaluation.service.ts';
 import { principalOf } from '../plugins/auth.ts';
 import { toAppError } from '../plugins/error-handler.ts';
 import { nestedErrorResponses } from '../schemas/common.schema.ts';
@@ -32,7 +28,12 @@ export const evaluateRoutes =
         },
       },
       async (req, reply) => {
-        if (req.validationError) throw withRequestProblems(toAppError(req.validationError), req.body);
+        if (req.validationError)
+          throw withProblems(
+            toAppError(req.validationError),
+            evaluationRequestProblems(req.body),
+            topLevelFirst,
+          );
         const { responseJson } = await deps.evaluation.evaluate(
           principalOf(req),
           req.body as never,
@@ -62,16 +63,9 @@ export const evaluateRoutes =
     );
   };
 
-/** A schema refusal with the request's other problems added to its list. */
-function withRequestProblems(err: AppError, body: unknown): AppError {
-  const more = evaluationRequestProblems(body);
-  if (more.length === 0 || !err.details) return err;
-  // The request's own fields before those inside data, as the schema lists them.
-  const all = [...((err.details.errors as string[] | undefined) ?? []), ...more];
-  const errors = [...all.filter((p) => !p.startsWith('data.')), ...all.filter((p) => p.startsWith('data.'))];
-  const first = errors[0]!;
-  if (first === all[0]) return new AppError(err.code, err.message, { ...err.details, errors }, err.headers);
-  return problemsError(errors);
+/** The request's own fields before those inside data, as the schema lists them. */
+function topLevelFirst(all: string[]): string[] {
+  return [...all.filter((p) => !p.startsWith('data.')), ...all.filter((p) => p.startsWith('data.'))];
 }
 
 /**

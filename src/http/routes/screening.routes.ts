@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { isChain } from '../../domain/screening/address/chains.ts';
 import { validateAddress } from '../../domain/screening/address/validate.ts';
-import { AppError, validationError } from '../../errors.ts';
+import { type AppError, validationError, withProblems } from '../../errors.ts';
 import type { ScreeningRequest, ScreeningService } from '../../services/screening.service.ts';
 import type { Vendors } from '../../vendors/index.ts';
 import { principalOf } from '../plugins/auth.ts';
@@ -24,8 +24,7 @@ function allProblems(schemaError: Error, input: unknown): AppError {
   const err = toAppError(schemaError);
   const errors = (err.details?.errors as string[] | undefined) ?? [];
   const address = errors.some((e) => e.startsWith('wallet_address:')) ? undefined : addressProblem(input);
-  if (address === undefined) return err;
-  return new AppError(err.code, err.message, { ...err.details, errors: [...errors, address] });
+  return withProblems(err, address === undefined ? [] : [address]);
 }
 
 /** The address's problem for its chain, when both are there to check. */
@@ -86,12 +85,7 @@ export const screeningRoutes =
       },
       async (req, reply) => {
         const postOnly = postOnlyProblems(req.query);
-        if (req.validationError) {
-          const err = allProblems(req.validationError, req.query);
-          if (postOnly.length === 0) throw err;
-          const errors = [...((err.details?.errors as string[] | undefined) ?? []), ...postOnly];
-          throw new AppError(err.code, err.message, { ...err.details, errors });
-        }
+        if (req.validationError) throw withProblems(allProblems(req.validationError, req.query), postOnly);
         if (postOnly.length > 0) {
           const address = addressProblem(req.query);
           throw validationError(address === undefined ? postOnly : [address, ...postOnly]);

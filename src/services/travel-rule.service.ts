@@ -1,6 +1,7 @@
 import type { Cache } from '../cache/cache.port.ts';
 import { tolerantCache } from '../cache/tolerant-cache.ts';
 import type { Actor } from '../domain/actor.ts';
+import { canonicalJson } from '../domain/canonical-json.ts';
 import type { RuleResult } from '../domain/rules/types.ts';
 import { sha256Hex } from '../domain/sha256.ts';
 import {
@@ -34,19 +35,6 @@ export interface TravelRuleResponse {
     actions: string[];
     triggered_rules: RuleResult[];
   };
-}
-
-/** Key order does not change what a body means, so it does not change its fingerprint. */
-export function canonicalJson(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
-  if (v !== null && typeof v === 'object') {
-    const obj = v as Record<string, unknown>;
-    const keys = Object.keys(obj)
-      .filter((k) => obj[k] !== undefined)
-      .sort();
-    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(obj[k])}`).join(',')}}`;
-  }
-  return JSON.stringify(v) ?? 'null';
 }
 
 /**

@@ -3,6 +3,7 @@
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import { createHolidayChecker } from '../calendar/holidays.ts';
+import { canonicalJson } from '../canonical-json.ts';
 import { CATALOGUE, CATALOGUE_VERSION, findRule, rulesForContext } from './catalogue.ts';
 import type { Facts } from './facts.ts';
 import { readFacts } from './facts.ts';
@@ -42,18 +43,6 @@ export interface EvaluationOutcome extends EvaluationSummary {
 }
 
 const HIGH_RISK_RULE = 'MICA-CDD-006';
-
-function canonicalJson(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
-  if (v !== null && typeof v === 'object') {
-    const obj = v as Record<string, unknown>;
-    const keys = Object.keys(obj)
-      .filter((k) => obj[k] !== undefined)
-      .sort();
-    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(obj[k])}`).join(',')}}`;
-  }
-  return JSON.stringify(v) ?? 'null';
-}
 
 // Resolved settings are frozen, so the hash of one settings object never changes.
 const versions = new WeakMap<ClientRuleSettings, string>();

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createMemoryCache } from '../../../src/cache/memory.cache.ts';
+import { canonicalJson } from '../../../src/domain/canonical-json.ts';
 import { resolveRuleSettings } from '../../../src/domain/rules/settings.ts';
 import type { RuleResult } from '../../../src/domain/rules/types.ts';
 import { caspDirectoryFrom } from '../../../src/domain/travel-rule/index.ts';
@@ -14,11 +15,7 @@ import {
 import { createCacheStatsService } from '../../../src/services/cache-stats.service.ts';
 import type { EvaluationRequest } from '../../../src/services/evaluation.service.ts';
 import type { Principal } from '../../../src/services/keys.service.ts';
-import {
-  canonicalJson,
-  createTravelRuleService,
-  travelRuleActions,
-} from '../../../src/services/travel-rule.service.ts';
+import { createTravelRuleService, travelRuleActions } from '../../../src/services/travel-rule.service.ts';
 
 const BTC = '14HmBSwec8XrcWge9Zi1ZngNia64u3Wd2v';
 const ETH = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';

@@ -8,6 +8,7 @@ import { AppError } from '../errors.ts';
 import type { CaspDirectoryRepo } from '../storage/casp-directory.repo.ts';
 import type { OperatorAuditRepo } from '../storage/operator-audit.repo.ts';
 import { prepareCaspImportOffThread, unpackRecords } from './casp-import-prep.ts';
+import { createConfirmedSnapshot } from './confirmed-snapshot.ts';
 
 /** Largest CSV an import takes (in characters; the CLI checks the file's bytes against the same figure). */
 export const CASP_IMPORT_MAX_CHARS = 64 * 1024 * 1024;
@@ -79,14 +80,9 @@ async function indexInSlices(entries: readonly CaspEntry[]): Promise<LeiIndex> {
 
 /**
  * The CASP directory for counterparty verification. Lookups are served from memory, and no answer
- * rests on a directory unconfirmed for longer than `refreshMs` (as the sanctions lists): once half of
- * it has passed since the directory was last confirmed current, a lookup starts a check of the
- * stored version (one small query) in the background, so under traffic nobody waits; a lookup that
- * finds it unconfirmed for the whole interval (after an idle spell, or while a check is slow) waits
- * for the check, and for the load of a newer import made through another instance or the CLI.
- * (Checks used to be started without waiting for them: the first lookup after an idle spell always
- * answered from the old directory, a removed CASP verified.) An import is parsed on a worker thread
- * and indexed in slices, so the requests being served meanwhile wait for neither.
+ * rests on a directory unconfirmed for longer than `refreshMs` (createConfirmedSnapshot). An import
+ * is parsed on a worker thread and indexed in slices, so the requests being served meanwhile wait
+ * for neither.
  */
 export function createCaspDirectoryService(deps: {
   repo: Pick<CaspDirectoryRepo, 'replace' | 'version' | 'loadAll'>;
@@ -95,55 +91,23 @@ export function createCaspDirectoryService(deps: {
   onError?: (err: unknown) => void;
   now?: () => number;
 }) {
-  const refreshMs = deps.refreshMs ?? 5000;
-  // A monotonic clock: a wall clock stepped back (NTP) would stop every check until it caught up.
-  const now = deps.now ?? (() => performance.now());
-  let current: CaspSnapshot | undefined;
-  let loading: Promise<CaspSnapshot> | undefined;
-  let checking: Promise<void> | undefined;
-  /** When the check that confirmed `current` as the stored directory began (a load or import counts as one). */
-  let verifiedAt = 0;
-
-  // A slower load must never replace a newer directory (an import in this process may have won).
-  function adopt(next: CaspSnapshot, confirmedAt: number): CaspSnapshot {
-    if (!current || next.version >= current.version) current = next;
-    verifiedAt = Math.max(verifiedAt, confirmedAt);
-    return current;
-  }
-
-  async function load(startedAt: number): Promise<CaspSnapshot> {
-    const { version, entries } = await deps.repo.loadAll();
-    return adopt(snapshotOf(version, await indexInSlices(entries)), startedAt);
-  }
-
-  async function check(): Promise<void> {
-    const startedAt = now();
-    try {
-      const version = await deps.repo.version();
-      if (version !== current?.version) await load(startedAt);
-      else verifiedAt = Math.max(verifiedAt, startedAt);
-    } catch (err) {
-      // The loaded directory keeps serving; the next lookup past the interval tries again.
-      deps.onError?.(err);
-    } finally {
-      checking = undefined;
-    }
-  }
+  const held = createConfirmedSnapshot<CaspSnapshot>({
+    async load() {
+      const { version, entries } = await deps.repo.loadAll();
+      return snapshotOf(version, await indexInSlices(entries));
+    },
+    storedVersion: () => deps.repo.version(),
+    versionOf: (snapshot) => snapshot.version,
+    // A slower load must never replace a newer directory (an import in this process may have won).
+    replaces: (next, current) => next.version >= current.version,
+    refreshMs: deps.refreshMs ?? 5000,
+    now: deps.now,
+    onError: deps.onError,
+  });
 
   return {
-    /** The directory to look up in; loads it on first use, then keeps it confirmed (see above). */
-    async directory(): Promise<CaspSnapshot> {
-      if (!current) {
-        loading ??= load(now()).finally(() => {
-          loading = undefined;
-        });
-        return loading;
-      }
-      const age = now() - verifiedAt;
-      if (!checking && age >= refreshMs / 2) checking = check();
-      if (checking && age >= refreshMs) await checking;
-      return current;
-    },
+    /** The directory to look up in; loads it on first use, then keeps it confirmed. */
+    directory: (): Promise<CaspSnapshot> => held.current(),
 
     /**
      * Parses the CSV (on a worker thread) and replaces the stored directory atomically, audited;
@@ -174,7 +138,7 @@ export function createCaspDirectoryService(deps: {
       );
       const source = opts.source ?? 'stdin';
       // The import about to commit is the latest when it commits: confirmed from here on.
-      const startedAt = now();
+      const startedAt = held.now();
       const row = await deps.repo.replace(records, { source, sha256, actor: opts.actor }, (trx) =>
         deps.audit.record(
           {
@@ -187,7 +151,7 @@ export function createCaspDirectoryService(deps: {
           trx,
         ),
       );
-      adopt(snapshotOf(row.version, index), startedAt);
+      held.adopt(snapshotOf(row.version, index), startedAt);
       return {
         source,
         rows: row.row_count,

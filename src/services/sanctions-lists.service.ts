@@ -12,6 +12,7 @@ import {
 import { AppError } from '../errors.ts';
 import type { OperatorAuditRepo } from '../storage/operator-audit.repo.ts';
 import { importEvent, type ListMeta, type SanctionsListsRepo } from '../storage/sanctions-lists.repo.ts';
+import { createConfirmedSnapshot } from './confirmed-snapshot.ts';
 import type { ListImportRequest, PreparedList } from './list-prep.ts';
 import { prepareListOffThread } from './list-prep-thread.ts';
 
@@ -117,67 +118,31 @@ export function createSanctionsListsService(deps: {
   now?: () => number;
   onError?: (err: unknown) => void;
 }) {
-  // A monotonic clock: a wall clock stepped back (NTP) would stop every check until it caught up.
-  const now = deps.now ?? (() => performance.now());
-  let held: HeldLists | undefined;
-  let loading: Promise<HeldLists> | undefined;
-  /** When the check that confirmed the held lists as current began (a load counts as one). */
-  let verifiedAt = 0;
-  let checking: Promise<void> | undefined;
-
-  async function load(): Promise<HeldLists> {
-    const startedAt = now();
-    const snap = await deps.repo.loadAll();
-    const next: HeldLists = {
-      tag: snap.tag,
-      addresses: buildAddressIndex(snap.lists),
-      // In slices, between which requests are served: the build takes tens of milliseconds.
-      names: await buildNameIndexInSlices(snap.lists, nextTurn),
-      meta: snap.meta,
-    };
-    held = next;
-    verifiedAt = startedAt;
-    return next;
-  }
-
-  function reload(): Promise<HeldLists> {
-    loading ??= load().finally(() => {
-      loading = undefined;
-    });
-    return loading;
-  }
-
-  async function refreshIfChanged(): Promise<void> {
-    const startedAt = now();
-    try {
-      const tag = await deps.repo.versionTag();
-      if (tag !== held?.tag) await reload();
-      else verifiedAt = startedAt;
-    } catch (err) {
-      // The held lists keep serving; the next check tries again.
-      deps.onError?.(err);
-    } finally {
-      checking = undefined;
-    }
-  }
+  const held = createConfirmedSnapshot<HeldLists>({
+    async load() {
+      const snap = await deps.repo.loadAll();
+      return {
+        tag: snap.tag,
+        addresses: buildAddressIndex(snap.lists),
+        // In slices, between which requests are served: the build takes tens of milliseconds.
+        names: await buildNameIndexInSlices(snap.lists, nextTurn),
+        meta: snap.meta,
+      };
+    },
+    storedVersion: () => deps.repo.versionTag(),
+    versionOf: (lists) => lists.tag,
+    refreshMs: deps.refreshMs,
+    now: deps.now,
+    onError: deps.onError,
+  });
 
   return {
     /**
-     * The held lists. The first call loads them. No answer rests on lists older than `refreshMs`:
-     * once half of it has passed since the lists were last confirmed current, a request starts a
-     * version check (a small query) in the background, so under traffic they stay confirmed without
-     * anyone waiting; a request that finds them unconfirmed for the whole interval (after an idle
-     * spell, or while a check is slow) waits for the check, and for the reload when another
-     * instance or the CLI imported a list. (Checks used to start only at the interval and be waited
-     * for only after two, so a wallet an import had just listed could still be answered clean.)
+     * The held lists. The first call loads them. No answer rests on lists unconfirmed for longer
+     * than `refreshMs` (createConfirmedSnapshot), so a wallet an import through another instance
+     * or the CLI has just listed is not answered clean past that time.
      */
-    async current(): Promise<HeldLists> {
-      if (!held) return reload();
-      const age = now() - verifiedAt;
-      if (!checking && age >= deps.refreshMs / 2) checking = refreshIfChanged();
-      if (checking && age >= deps.refreshMs) await checking;
-      return held;
-    },
+    current: (): Promise<HeldLists> => held.current(),
 
     /**
      * Parses and stores a list, replacing the held one of that source unless it was published
@@ -223,10 +188,7 @@ export function createSanctionsListsService(deps: {
         },
         (trx, m) => deps.audit.record(importEvent(m, list.warning_count, override), trx),
       );
-      // A load already under way may predate the commit: let it finish, then load again. A process
-      // that never screened (the CLI) leaves the indexes to be built by the first screening.
-      await loading?.catch(() => undefined);
-      if (held) await reload();
+      await held.reloadAfterCommit();
       return {
         source: meta.source,
         version: meta.version,
@@ -249,7 +211,7 @@ export function createSanctionsListsService(deps: {
     },
 
     /** Held lists without touching the database (empty before the first load). */
-    peek: (): HeldLists => held ?? EMPTY,
+    peek: (): HeldLists => held.peek() ?? EMPTY,
   };
 }
 export type SanctionsListsService = ReturnType<typeof createSanctionsListsService>;

@@ -98,7 +98,9 @@ export function createAuditChainService(deps: {
   }
 
   async function* rowsOf(clientId: string, afterSeq: number): AsyncGenerator<StoredRow> {
-    let after = afterSeq;
+    // Pages are keyed by position and id: a second row at one position (a forged copy) must not
+    // fall between two pages unseen.
+    let after = { seq: afterSeq, id: null as string | null };
     for (;;) {
       const page = await sql<StoredRow & { chain_seq: string }>`
         SELECT client_id, chain_seq, evaluation_id::text AS evaluation_id,
@@ -107,12 +109,31 @@ export function createAuditChainService(deps: {
                high_risk_list_date, evaluator_id, rules_evaluated, rules_triggered, transaction_blocked,
                alert_generated, case_created, highest_severity, rule_ids, request::text AS request,
                response::text AS response, prev_hash, row_hash
-          FROM evaluations WHERE client_id = ${clientId} AND chain_seq > ${after}
-         ORDER BY chain_seq LIMIT ${PAGE}`.execute(db);
+          FROM evaluations
+         WHERE client_id = ${clientId} AND chain_seq >= ${after.seq}
+           AND (chain_seq > ${after.seq} OR evaluation_id > ${after.id}::uuid)
+         ORDER BY chain_seq, evaluation_id LIMIT ${PAGE}`.execute(db);
       for (const r of page.rows) yield { ...r, chain_seq: Number(r.chain_seq) };
       if (page.rows.length < PAGE) return;
-      after = Number(page.rows.at(-1)!.chain_seq);
+      const last = page.rows.at(-1)!;
+      after = { seq: Number(last.chain_seq), id: last.evaluation_id };
     }
+  }
+
+  /**
+   * A row at or below the anchor: no link covers it, so the walk would pass it by (a row inserted
+   * with position 0 or less through the application role, before the constraint of migration 023).
+   */
+  async function outsideChain(clientId: string, anchorSeq: number): Promise<ChainBreak | null> {
+    const row = (
+      await sql<{ chain_seq: string; evaluation_id: string }>`
+        SELECT chain_seq, evaluation_id::text AS evaluation_id FROM evaluations
+         WHERE client_id = ${clientId} AND chain_seq <= ${anchorSeq}
+         ORDER BY chain_seq, evaluation_id LIMIT 1`.execute(db)
+    ).rows[0];
+    return row
+      ? { chain_seq: Number(row.chain_seq), evaluation_id: row.evaluation_id, reason: 'outside_chain' }
+      : null;
   }
 
   /**
@@ -120,9 +141,17 @@ export function createAuditChainService(deps: {
    * hash, or one at the anchor with another hash than the mark's. `walked`: the hash of every row
    * the walk verified at a checkpoint's position (a complete walk: none is read again).
    */
-  function checkpointBreak(anchor: Anchor, checkpoints: Checkpoint[], walked: Map<number, string>) {
+  function checkpointBreak(
+    anchor: Anchor,
+    checkpoints: Checkpoint[],
+    walked: Map<number, string>,
+    headSeq: number,
+  ) {
     for (const cp of checkpoints) {
       if (cp.seq < anchor.seq) continue;
+      // The checkpoint vouches for rows past the last one stored: the first of them is missing.
+      if (cp.seq > headSeq)
+        return { chain_seq: headSeq + 1, evaluation_id: null, reason: 'row_missing' } satisfies ChainBreak;
       const stored = cp.seq === anchor.seq ? hex(anchor.hash) : walked.get(cp.seq);
       if (stored !== cp.head)
         return { chain_seq: cp.seq, evaluation_id: null, reason: 'head_mismatch' } satisfies ChainBreak;
@@ -170,6 +199,7 @@ export function createAuditChainService(deps: {
         }
       }
       if (!brk) flush();
+      brk = (await outsideChain(clientId, anchor.seq)) ?? brk;
       // A forged mark is reported before anything found above it: the walk started in the wrong place.
       brk = markProblem(anchor, firstRow, checkpoints) ?? brk;
       const head = (
@@ -183,7 +213,7 @@ export function createAuditChainService(deps: {
           // The recorded head names a row that is not there, or another hash for the last row.
           reason: Number(head.seq) === last.seq ? 'head_mismatch' : 'row_missing',
         } satisfies ChainBreak;
-      if (!brk) brk = checkpointBreak(anchor, checkpoints, walked);
+      if (!brk) brk = checkpointBreak(anchor, checkpoints, walked, last.seq);
       return {
         client_id: clientId,
         ok: brk === null,

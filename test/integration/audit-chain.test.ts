@@ -158,6 +158,57 @@ describe('tamper evidence of the audit store', () => {
     });
   });
 
+  /** Inserts a copy of a client's row at another position, with a new id and customer, as SQL. */
+  const forgedCopy = (client: string, ofSeq: number, atSeq: number, id?: string) => sql`
+    INSERT INTO evaluations (evaluation_id, client_id, trigger_type, trigger_entity_type, trigger_entity_id,
+      customer_id, evaluated_at, rule_set_version, high_risk_list_date, evaluator_id, rules_evaluated,
+      rules_triggered, transaction_blocked, alert_generated, case_created, highest_severity, rule_ids,
+      request, response, chain_seq, prev_hash, row_hash)
+    SELECT coalesce(${id ?? null}::uuid, gen_random_uuid()), client_id, trigger_type, trigger_entity_type, 'forged-tx', 'forged-customer',
+      evaluated_at, rule_set_version, high_risk_list_date, evaluator_id, rules_evaluated, rules_triggered,
+      transaction_blocked, alert_generated, case_created, highest_severity, rule_ids, request, response,
+      ${atSeq}, prev_hash, row_hash
+      FROM evaluations WHERE client_id = ${client} AND chain_seq = ${ofSeq}
+    RETURNING evaluation_id::text AS evaluation_id`;
+
+  it('a row below the start of the chain is refused, and reported if the constraint is dropped', async () => {
+    const c = await clientWithKey(t, 'below');
+    for (let i = 0; i < 3; i++) await evaluate(c, 200 + i);
+    // The application role may insert audit rows: position 0 or below lay under the genesis,
+    // where the walk never looked, and a fabricated evaluation was exported and certified.
+    for (const seq of [0, -7])
+      await assert.rejects(forgedCopy('below', 2, seq).execute(t.deps.db), /chain_seq_positive/);
+    await tamper(sql`ALTER TABLE evaluations DROP CONSTRAINT evaluations_chain_seq_positive`);
+    try {
+      const forged = (await forgedCopy('below', 2, 0).execute(t.deps.db)).rows[0] as {
+        evaluation_id: string;
+      };
+      const res = await t.deps.auditChain.verify('below');
+      assert.equal(res.ok, false);
+      assert.deepEqual(res.first_break, {
+        chain_seq: 0,
+        evaluation_id: forged.evaluation_id,
+        reason: 'outside_chain',
+      });
+      await tamper(sql`DELETE FROM evaluations WHERE evaluation_id = ${forged.evaluation_id}::uuid`);
+    } finally {
+      await tamper(
+        sql`ALTER TABLE evaluations ADD CONSTRAINT evaluations_chain_seq_positive CHECK (chain_seq > 0)`,
+      );
+    }
+    assert.equal((await t.deps.auditChain.verify('below')).ok, true);
+  });
+
+  it('a second row at a verified position is named as the extra row, not as a missing one', async () => {
+    const c = await clientWithKey(t, 'doubled');
+    for (let i = 0; i < 4; i++) await evaluate(c, 300 + i);
+    // Its id sorts after every other, so the walk reads the real row 2 first, then the copy.
+    const id = 'ffffffff-ffff-4fff-bfff-ffffffffffff';
+    await forgedCopy('doubled', 2, 2, id).execute(t.deps.db);
+    const res = await t.deps.auditChain.verify('doubled');
+    assert.deepEqual(res.first_break, { chain_seq: 2, evaluation_id: id, reason: 'duplicate_seq' });
+  });
+
   it('deleting the newest rows is detected against the chain head', async () => {
     const c = await clientWithKey(t, 'initech');
     for (let i = 0; i < 3; i++) await evaluate(c, 100 + i);
@@ -422,10 +473,11 @@ describe('retention marks that retention cannot have written', () => {
                                                      WHERE client_id = 'rolled-back' AND chain_seq = 2)
        WHERE client_id = 'rolled-back'`);
     assert.equal((await t.deps.auditChain.verify('rolled-back')).ok, true, 'consistent inside the database');
+    // The exported checkpoint vouches for row 3: it is the first row missing.
     assert.deepEqual(await broken('rolled-back', exported), {
       chain_seq: 3,
       evaluation_id: null,
-      reason: 'head_mismatch',
+      reason: 'row_missing',
     });
   });
 

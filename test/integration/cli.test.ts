@@ -185,7 +185,7 @@ describe('the mica CLI', () => {
     assert.equal(res.code, 1, res.err);
     assert.equal(res.json().ok, false);
     assert.equal(res.json().external_checkpoints, 1);
-    assert.deepEqual(res.json().first_break, { chain_seq: 1, evaluation_id: null, reason: 'head_mismatch' });
+    assert.deepEqual(res.json().first_break, { chain_seq: 1, evaluation_id: null, reason: 'row_missing' });
     writeFileSync(
       file,
       JSON.stringify([

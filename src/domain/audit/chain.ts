@@ -105,8 +105,17 @@ export interface ChainBreak {
    * `mark_not_retention`: the retention mark the walk would start from cannot have been written by
    * retention (its cutoff is within the shortest retention period, a row it left is older than its
    * cutoff, or a checkpoint shows rows it covers were written after its cutoff).
+   * `duplicate_seq`: a second row at a position the walk had verified (the one named is the extra).
+   * `outside_chain`: a row at or below the position the walk starts after, which no link covers.
    */
-  reason: 'content_changed' | 'link_broken' | 'row_missing' | 'head_mismatch' | 'mark_not_retention';
+  reason:
+    | 'content_changed'
+    | 'link_broken'
+    | 'row_missing'
+    | 'head_mismatch'
+    | 'mark_not_retention'
+    | 'duplicate_seq'
+    | 'outside_chain';
 }
 
 /**
@@ -120,6 +129,12 @@ export function findFirstBreak(
   let expectedSeq = anchor.seq + 1;
   let prev: Buffer = Buffer.from(anchor.hash);
   for (const row of rows) {
+    // Rows come ordered by position: one below the expected is a second row where one was verified.
+    if (row.chain_seq < expectedSeq)
+      return {
+        break: { chain_seq: row.chain_seq, evaluation_id: row.evaluation_id, reason: 'duplicate_seq' },
+        last: { seq: expectedSeq - 1, hash: prev },
+      };
     if (row.chain_seq !== expectedSeq)
       return {
         break: { chain_seq: expectedSeq, evaluation_id: null, reason: 'row_missing' },

@@ -21,6 +21,7 @@ import * as m019 from './019-retention-one-at-a-time.ts';
 import * as m020 from './020-str-sweep-repair.ts';
 import * as m021 from './021-retention-never-past-the-cutoff.ts';
 import * as m022 from './022-case-former-alerts.ts';
+import * as m023 from './023-chain-seq-positive.ts';
 
 /** Migrations are compiled in, so a fresh clone migrates without reading a folder at run time. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -45,6 +46,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '020-str-sweep-repair': m020,
   '021-retention-never-past-the-cutoff': m021,
   '022-case-former-alerts': m022,
+  '023-chain-seq-positive': m023,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

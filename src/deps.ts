@@ -138,7 +138,10 @@ export async function createDeps(
     evaluations: evaluationsRepo,
     window: exclusive
       ? createMemoryWindowStore({ load: (since) => evaluationsRepo.windowTransactions(since) })
-      : createDbWindowStore({ windowSums: evaluationsRepo.windowSums }),
+      : createDbWindowStore({
+          windowSums: evaluationsRepo.windowSums,
+          windowTransaction: evaluationsRepo.windowTransaction,
+        }),
     audit: auditWriter,
     onEvaluated: (results) => {
       for (const r of results) metrics.countRuleResult(r.rule_id, r.result, r.triggered);

@@ -220,6 +220,25 @@ export function createEvaluationService(deps: {
   const now = deps.now ?? (() => new Date());
   const turns = createKeyedTurns();
 
+  /**
+   * The customer and amount a transaction evaluation files in the rolling window (MICA-CDD-002),
+   * if any. A re-evaluated transaction id that leaves out its customer or its amount keeps those it
+   * is counted with, and takes this evaluation's decision: the latest decision on a transaction says
+   * whether its money moves, so a transaction blocked now no longer counts, and one blocked before
+   * and allowed now does.
+   */
+  async function windowEntryOf(
+    req: EvaluationRequest,
+    customerId: string | undefined,
+    amount: number | undefined,
+  ): Promise<{ customerId: string; amount: number } | undefined> {
+    if (req.trigger_type !== 'transaction') return undefined;
+    if (customerId !== undefined && amount !== undefined) return { customerId, amount };
+    if (req.trigger_entity_id === undefined) return undefined;
+    const known = await deps.window.known(req.client_id, req.trigger_entity_id);
+    return known && { customerId: customerId ?? known.customer_id, amount: amount ?? known.amount_eur };
+  }
+
   return {
     /**
      * Returns the response and its JSON text (the exact bytes stored and answered). `by` is who
@@ -240,17 +259,19 @@ export function createEvaluationService(deps: {
       const customerId = typeof data.customer_id === 'string' ? data.customer_id : undefined;
       // Whom the audit rows and the alert name (for a transfer, the client's own party).
       const customer = customerOf(req);
-      const countsInWindow =
+      const judgesSum =
         req.trigger_type === 'transaction' && customerId !== undefined && amount !== undefined;
       // A manual check of MICA-CDD-002 for a customer and an amount judges that amount as the
       // customer's next transaction would be judged (its rolling sum included), without adding it
       // to the window: a manual evaluation moves no money.
       const readsWindow =
-        countsInWindow ||
+        judgesSum ||
         (req.trigger_type === 'manual' &&
           customerId !== undefined &&
           amount !== undefined &&
           namesRule(data.rule_ids, CDD_THRESHOLD_RULE));
+
+      const filed = await windowEntryOf(req, customerId, amount);
 
       const decide = async () => {
         const at = now();
@@ -305,11 +326,11 @@ export function createEvaluationService(deps: {
           requestJson: JSON.stringify(req),
           responseJson,
           followUps: followUpsOf(req, response, ctx, actor, customer, links?.caseId),
-          customerTransaction: countsInWindow
+          customerTransaction: filed
             ? {
                 transaction_id: transactionId,
-                customer_id: customerId,
-                amount_eur: amount,
+                customer_id: filed.customerId,
+                amount_eur: filed.amount,
                 blocked: outcome.should_block,
               }
             : undefined,
@@ -328,7 +349,7 @@ export function createEvaluationService(deps: {
       // A customer's transactions are decided one after another: each reads the rolling sum only
       // once the one before is committed, so transfers sent in parallel cannot each see the sum
       // without the others and together pass MICA-CDD-002 unnoticed (structuring).
-      if (countsInWindow) return turns.run(`${req.client_id}\u0000${customerId}`, decide);
+      if (filed) return turns.run(`${req.client_id}\u0000${filed.customerId}`, decide);
       return decide();
     },
 

@@ -18,6 +18,14 @@ export interface WindowStore {
   priorSum(clientId: string, customerId: string, since: Date, excludeTransactionId: string): Promise<number>;
   /** Told of a committed transaction, so the next sum counts it. */
   committed(tx: WindowTransaction): void;
+  /** The customer and amount a transaction id is counted with, if it is within any window. */
+  known(clientId: string, transactionId: string): Promise<KnownTransaction | undefined>;
+}
+
+/** What the window holds of one transaction id. */
+export interface KnownTransaction {
+  customer_id: string;
+  amount_eur: number;
 }
 
 /**
@@ -28,7 +36,14 @@ export interface WindowStore {
  */
 export function createDbWindowStore(deps: {
   windowSums: (lookups: WindowLookup[]) => Promise<number[]>;
+  windowTransaction: (
+    clientId: string,
+    transactionId: string,
+    since: Date,
+  ) => Promise<KnownTransaction | undefined>;
+  now?: () => number;
 }): WindowStore {
+  const now = deps.now ?? Date.now;
   type Pending = { lookup: WindowLookup; resolve: (n: number) => void; reject: (e: unknown) => void };
   const group = createGroupCommit<Pending>({
     maxBatch: 512,
@@ -55,6 +70,9 @@ export function createDbWindowStore(deps: {
       });
     },
     committed: () => {},
+    // Within the span the memory store keeps, so both stores know the same transactions.
+    known: (clientId, transactionId) =>
+      deps.windowTransaction(clientId, transactionId, new Date(now() - KEEP_MS)),
   };
 }
 
@@ -184,6 +202,12 @@ export function createMemoryWindowStore(deps: {
     },
     committed(tx) {
       apply(tx);
+    },
+    async known(clientId, transactionId) {
+      await ready();
+      const e = byTransaction.get(`${clientId}\u0000${transactionId}`);
+      if (!e || e.at <= now() - KEEP_MS) return undefined;
+      return { customer_id: e.custKey.slice(clientId.length + 1), amount_eur: e.amount };
     },
   };
 }

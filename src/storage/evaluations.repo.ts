@@ -649,6 +649,18 @@ export function createEvaluationsRepo(
     },
 
     /** Every window transaction since a time (to load the in-memory window of a single-writer store). */
+    /** One transaction id's window row, if evaluated after `since`. */
+    async windowTransaction(clientId: string, transactionId: string, since: Date) {
+      const row = await db
+        .selectFrom('customer_transactions')
+        .select(['customer_id', 'amount_eur'])
+        .where('client_id', '=', clientId)
+        .where('transaction_id', '=', transactionId)
+        .where('evaluated_at', '>', since)
+        .executeTakeFirst();
+      return row ? { customer_id: row.customer_id, amount_eur: Number(row.amount_eur) } : undefined;
+    },
+
     async windowTransactions(since: Date) {
       const rows = await db
         .selectFrom('customer_transactions')

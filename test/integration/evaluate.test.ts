@@ -166,6 +166,44 @@ describe('POST /api/mica/evaluate', () => {
     assert.equal(cdd2(await tx('w-3', 300)).triggered, false);
   });
 
+  it('a re-evaluation without its amount or customer takes the latest decision for the amount counted', async () => {
+    const tx = (id: string, data: Record<string, unknown>) =>
+      evaluate({
+        client_id: 'acme',
+        trigger_type: 'transaction',
+        trigger_entity_id: id,
+        data: { full_cdd_complete: false, ...data },
+      }).then((r) => r.json());
+    const cdd2 = (b: { results: Array<{ rule_id: string; triggered: boolean }> }) =>
+      b.results.find((r) => r.rule_id === 'MICA-CDD-002')!.triggered;
+    // Allowed with 900, then blocked on re-evaluation without its amount: the 900 never moved.
+    assert.equal(
+      (await tx('r-1', { customer_id: 'c-re1', customer_verified: true, amount_eur: 900 })).should_block,
+      false,
+    );
+    assert.equal((await tx('r-1', { customer_id: 'c-re1', customer_verified: false })).should_block, true);
+    assert.equal(
+      cdd2(await tx('r-2', { customer_id: 'c-re1', customer_verified: true, amount_eur: 100 })),
+      false,
+    );
+    // Blocked with 900, then allowed on re-evaluation without its amount (nor its customer): it counts.
+    assert.equal(
+      (await tx('r-3', { customer_id: 'c-re2', customer_verified: false, amount_eur: 900 })).should_block,
+      true,
+    );
+    assert.equal((await tx('r-3', { customer_verified: true })).should_block, false);
+    assert.equal(
+      cdd2(await tx('r-4', { customer_id: 'c-re2', customer_verified: true, amount_eur: 100 })),
+      true,
+    );
+    // An id never evaluated with an amount adds nothing.
+    await tx('r-5', { customer_id: 'c-re3', customer_verified: true });
+    assert.equal(
+      cdd2(await tx('r-6', { customer_id: 'c-re3', customer_verified: true, amount_eur: 999 })),
+      false,
+    );
+  });
+
   it("a manual check of MICA-CDD-002 counts the customer's rolling sum and adds nothing to it", async () => {
     const tx = (id: string, amount: number) =>
       evaluate({

@@ -22,6 +22,7 @@ function serviceWith(settings = resolveRuleSettings({}), prior = 600) {
         return prior;
       },
       committed: (tx) => committed.push(tx),
+      known: async () => undefined,
     },
     audit: { write: async (r) => void records.push(r) },
   });

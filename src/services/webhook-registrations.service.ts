@@ -87,13 +87,18 @@ export function createWebhookRegistrationsService(deps: {
         throw new AppError('NOT_FOUND', `client ${clientId} not found`);
       const box = await deps.secretBox();
       // The tenant of a delivery is the registration whose secret verifies it (CONTRACT §6): a
-      // secret two clients of one kind share would file one client's alerts under the other's.
+      // secret two clients share would file one client's alerts under the other's. Whatever the
+      // kind: txmon-a and txmon-b sign alike, so a delivery signed for one client's txmon-a was
+      // accepted unchanged on the txmon-b endpoint of another client holding the same secret.
       const fingerprint = box.fingerprint(secret);
-      const others = (await deps.repo.list({ kind })).filter((r) => r.client_id !== clientId);
-      if ((await deps.repo.secretsOf(others.map((r) => r.id))).some((s) => s.fingerprint === fingerprint))
+      const others = (await deps.repo.list()).filter((r) => r.client_id !== clientId);
+      const taken = (await deps.repo.secretsOf(others.map((r) => r.id))).find(
+        (s) => s.fingerprint === fingerprint,
+      );
+      if (taken)
         throw new AppError(
           'INVALID_REQUEST',
-          `this secret is already registered for another client's ${kind} webhooks; each client needs a secret of its own`,
+          `this secret is already registered for another client's ${others.find((r) => r.id === taken.registration_id)?.kind} webhooks; each client needs a secret of its own`,
         );
       const reg = await deps.repo.upsert({
         id: `whr_${randomUUID().replaceAll('-', '').slice(0, 16)}`,

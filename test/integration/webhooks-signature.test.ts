@@ -73,12 +73,18 @@ describe('webhook signatures', () => {
     assert.equal(alert.client_id, 'globex');
   });
 
-  it("refuses to register a secret another client holds for the same kind (its deliveries would be that client's)", async () => {
+  it("refuses to register a secret another client holds, for any kind (its deliveries would be that client's)", async () => {
     await assert.rejects(register(t, 'txmon-a', 'globex', SECRET), /already registered for another client/);
     await assert.rejects(register(t, 'txmon-a', 'acme', OTHER), /already registered for another client/);
-    // The same client may register it again (nothing added), and another kind may use it.
+    // txmon-b signs as txmon-a does: the same secret there would take acme's txmon-a deliveries.
+    await assert.rejects(
+      register(t, 'txmon-b', 'globex', SECRET),
+      /already registered for another client's txmon-a webhooks/,
+    );
+    await assert.rejects(register(t, 'screening', 'globex', SECRET), /already registered for another client/);
+    // The same client may register it again (nothing added), and for another kind of its own.
     assert.equal(((await register(t, 'txmon-a', 'acme', SECRET)) as { added?: boolean }).added, false);
-    await register(t, 'screening', 'globex', SECRET);
+    await register(t, 'txmon-b', 'acme', SECRET);
     const res = await send(['txmon-a', SECRET, vendorBody('txmon-a', { data: { severity: 'low' } })]);
     assert.equal(res.statusCode, 200, res.body);
   });

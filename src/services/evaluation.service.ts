@@ -151,7 +151,9 @@ function followUpsOf(
         event: req.trigger_type,
         vendor_object_id: null,
         customer_id: customerId,
-        transaction_id: req.trigger_type === 'transaction' ? (req.trigger_entity_id ?? null) : null,
+        // A transfer is a transaction: its alert names it as a transaction's does.
+        transaction_id:
+          req.trigger_type === 'transaction' || req.trigger_type === 'travel_rule' ? entityIdOf(req) : null,
         evaluation_id: res.evaluation_id,
         case_id: newCase?.id ?? linkCaseId ?? null,
         rule_ids: alertRules.map((r) => r.rule_id),

@@ -161,6 +161,14 @@ describe('POST /api/mica/travel-rule-validation', () => {
     assert.deepEqual(ruleIds(large), ['MICA-RPT-004']);
     assert.equal(large.rule_evaluation.should_alert, true);
     assert.deepEqual(large.rule_evaluation.actions, ['REVIEW']);
+    // The alert names the transfer as its transaction, as a transaction's alert does.
+    const alert = await t.deps.db
+      .selectFrom('alerts')
+      .select(['transaction_id', 'event'])
+      .where('client_id', '=', clientId)
+      .where('transaction_id', '=', 'tr-large')
+      .executeTakeFirstOrThrow();
+    assert.deepEqual(alert, { transaction_id: 'tr-large', event: 'travel_rule' });
 
     const both = completeBody('tr-large-partial', { amount_eur: 25_000 });
     both.originator = { name: 'Jane Howard' } as never;

@@ -1,5 +1,6 @@
 import { jaroFloor, jaroWinkler, minLengthRatio } from './jaro-winkler.ts';
 import type { ListSource, SanctionsEntry, SanctionsList } from './lists/model.ts';
+import { oneSlipApart, wordNeighbours } from './word-neighbours.ts';
 
 /** A listed party whose name or alias resembles the name searched. */
 export interface NameMatch {
@@ -95,6 +96,8 @@ interface Form {
    */
   surname: string[] | undefined;
   hist: Uint16Array | undefined;
+  /** Whether the form can be matched at all (set when the index is built: see `usable`). */
+  usable: boolean;
 }
 
 // Words that belong to the word after them: "DE LA CRUZ", "AL HAYALI", "BIN LADEN", "VAN DIJK".
@@ -124,6 +127,15 @@ const PARTICLES = new Set([
   'van',
   'von',
 ]);
+
+/**
+ * Particles a name is often written without ("Ayman Zawahiri" for "AL-ZAWAHIRI, Ayman", "Olmes
+ * Jesus" for "Olmes de Jesus"): left unpaired on either side, they do not count against a match.
+ * ABU, BIN, IBN, BEN, BINT, OULD say whose son or father: those are part of the name.
+ */
+const DROPPABLE = new Set(
+  [...PARTICLES].filter((p) => !['abu', 'ben', 'bin', 'bint', 'ibn', 'ould'].includes(p)),
+);
 
 /** The words of a name part, a particle joined to the word after it ("DE LA CRUZ" is one). */
 function nameWords(part: string): string[] {
@@ -193,6 +205,11 @@ interface Collected {
   forms: Form[];
   df: Map<string, number>;
   entries: number;
+  /**
+   * A person's names of two words or more (as listed and shortened) by each of their words. Filled
+   * as entries are added, so that building it falls in buildNameIndexInSlices' slices.
+   */
+  personsByWord: Map<string, Form[]>;
 }
 
 /**
@@ -212,7 +229,7 @@ function addForms(into: Collected, list: ListSource, entry: SanctionsEntry): voi
     const tokens = norm.split(' ');
     if (surname === undefined) for (const t of tokens) words.add(t);
     const { entry_id, name, programs } = entry;
-    into.forms.push({
+    const form: Form = {
       norm,
       tokens,
       published,
@@ -223,7 +240,15 @@ function addForms(into: Collected, list: ListSource, entry: SanctionsEntry): voi
       individual,
       surname,
       hist: histogram(norm),
-    });
+      usable: false,
+    };
+    into.forms.push(form);
+    if (individual && tokens.length > 1)
+      for (const t of new Set(tokens)) {
+        const forms = into.personsByWord.get(t);
+        if (forms) forms.push(form);
+        else into.personsByWord.set(t, [form]);
+      }
   };
   for (const published of [entry.name, ...entry.aliases]) add(published, published, undefined);
   if (individual)
@@ -249,7 +274,7 @@ export interface NameIndexOptions {
 
 /** Builds the name index of the given lists: every entry's name and aliases, normalised once. */
 export function buildNameIndex(lists: SanctionsList[], options: NameIndexOptions = {}): NameIndex {
-  const collected: Collected = { forms: [], df: new Map(), entries: 0 };
+  const collected: Collected = { forms: [], df: new Map(), entries: 0, personsByWord: new Map() };
   for (const list of lists) for (const entry of list.entries) addForms(collected, list.source, entry);
   return indexOf(collected, options);
 }
@@ -267,7 +292,7 @@ export async function buildNameIndexInSlices(
   pause: () => Promise<void>,
   slice = NAME_INDEX_SLICE,
 ): Promise<NameIndex> {
-  const collected: Collected = { forms: [], df: new Map(), entries: 0 };
+  const collected: Collected = { forms: [], df: new Map(), entries: 0, personsByWord: new Map() };
   let done = 0;
   for (const list of lists)
     for (const entry of list.entries) {
@@ -314,6 +339,11 @@ const DISTINCTIVE_MIN = 5;
  */
 const MODERATE_FACTOR = 2;
 const SHORT_RARE_LENGTH = 4;
+/**
+ * A word of SHORT_RARE_LENGTH letters carried by at most this many parties is distinctive: BOUT
+ * (1 party) identifies; CHEN 9, PARK 7, OLGA 7, CRUZ 5 do not.
+ */
+const SHORT_DISTINCTIVE_MAX = 2;
 /** The least Jaro-Winkler similarity of two longer words taken as spellings of one (Lifshits/Lifshitz 0.95). */
 const WORD_FLOOR = 0.88;
 /** Longest query from which one word is left out in turn to find a listed name it contains. */
@@ -345,6 +375,17 @@ function wordScore(q: string, f: string, floor: number, min: number): number {
   return s >= floor ? s : 0;
 }
 
+/**
+ * Whether two short words (TRANSPOSED_MIN letters or more, under `min`) are one slip apart:
+ * Hasan / HASSAN, Omer / OMAR. They pair, so that a name is matched with the rest of its words,
+ * but never count as evidence: Omar / Omari, Patel / Patek are also other names.
+ */
+function shortSlip(q: string, f: string, min: number): boolean {
+  if (q.length < TRANSPOSED_MIN || f.length < TRANSPOSED_MIN) return false;
+  if (q.length >= min && f.length >= min) return false;
+  return oneSlipApart(q, f);
+}
+
 /** What align needs to know of the words. */
 interface Words {
   /** 2: distinctive on its own; 1: rare enough to count together with another such word; 0: neither. */
@@ -367,6 +408,15 @@ interface Alignment {
   fuzzy: number;
   /** Of those, pairs whose query word some listed party carries (MUSHTAHA / MUSTAFA): a name, no slip. */
   fuzzyListed: number;
+  /** Of those, pairs more than one slip apart (MUSHTAHA / MUSTAFA; not HUSEIN / HUSSEIN). */
+  fuzzyListedFar: number;
+  /** Pairs of short words one slip apart (Hasan / HASSAN; but Juan / JIAN, Patel / PATEK too). */
+  short: number;
+  /**
+   * The words' similarity: each pair's word score weighted by the letters of its words, over the
+   * letters of all words (particles left unpaired not counted). 1 for the same words.
+   */
+  score: number;
 }
 
 /**
@@ -384,13 +434,23 @@ function align(query: string[], form: string[], floor: number, min: number, word
   const supporting = new Set<string>();
   let fuzzy = 0;
   let fuzzyListed = 0;
-  const pair = (queryWord: string, formWords: string[], exact: boolean) => {
+  let fuzzyListedFar = 0;
+  let short = 0;
+  let weighted = 0;
+  /** `score` 1 for equal words; `weak` for a short word's slip, which pairs but proves nothing. */
+  const pair = (queryWord: string, formWords: string[], exact: boolean, score = 1, weak = false) => {
     pairs++;
+    const letters = queryWord.length + formWords.reduce((n, w) => n + w.length, 0);
+    weighted += score * letters;
     const otherName = !exact && words.common(queryWord);
     if (!exact) fuzzy++;
-    if (!exact && words.listed(queryWord)) fuzzyListed++;
+    if (weak) short++;
+    if (!exact && words.listed(queryWord)) {
+      fuzzyListed++;
+      if (!oneSlipApart(queryWord, formWords[0]!)) fuzzyListedFar++;
+    }
     const rarity = Math.max(...formWords.map(words.rarity));
-    if (rarity > 0 && !otherName) {
+    if (rarity > 0 && !otherName && !weak) {
       supporting.add(formWords.join(' '));
       if (rarity === 2) evidence = true;
     }
@@ -404,20 +464,21 @@ function align(query: string[], form: string[], floor: number, min: number, word
     f.splice(j, 1);
   }
   // Close spellings, best first.
-  const candidates: [number, number, number][] = [];
+  const candidates: [number, number, number, boolean][] = [];
   for (let i = 0; i < q.length; i++)
     for (let j = 0; j < f.length; j++) {
       const s = wordScore(q[i]!, f[j]!, floor, min);
-      if (s > 0) candidates.push([s, i, j]);
+      if (s > 0) candidates.push([s, i, j, false]);
+      else if (shortSlip(q[i]!, f[j]!, min)) candidates.push([jaroWinkler(q[i]!, f[j]!), i, j, true]);
     }
   candidates.sort((x, y) => y[0] - x[0]);
   const usedQ = new Set<number>();
   const usedF = new Set<number>();
-  for (const [, i, j] of candidates) {
+  for (const [s, i, j, weak] of candidates) {
     if (usedQ.has(i) || usedF.has(j)) continue;
     usedQ.add(i);
     usedF.add(j);
-    pair(q[i]!, [f[j]!], false);
+    pair(q[i]!, [f[j]!], false, s, weak);
   }
   const restQ = q.filter((_, i) => !usedQ.has(i));
   const restF = f.filter((_, j) => !usedF.has(j));
@@ -440,14 +501,23 @@ function align(query: string[], form: string[], floor: number, min: number, word
     return false;
   };
   while (restQ.length > 0 && restF.length > 0 && (joined(restF, restQ, false) || joined(restQ, restF, true)));
+  const kept = (w: string) => !DROPPABLE.has(w);
+  const letters = (ws: string[]) => ws.reduce((n, w) => n + w.length, 0);
+  const leftQuery = restQ.filter(kept);
+  const leftForm = restF.filter(kept);
+  const total =
+    letters(query) + letters(form) - letters(restQ) - letters(restF) + letters(leftQuery) + letters(leftForm);
   return {
     pairs,
-    leftQuery: restQ.length,
-    leftForm: restF.length,
+    leftQuery: leftQuery.length,
+    leftForm: leftForm.length,
     evidence,
     supporting: supporting.size,
     fuzzy,
     fuzzyListed,
+    fuzzyListedFar,
+    short,
+    score: total > 0 ? weighted / total : 0,
   };
 }
 
@@ -456,7 +526,10 @@ function indexOf(collected: Collected, options: NameIndexOptions): NameIndex {
   const commonFrom = Math.max(COMMON_MIN, entries * COMMON_SHARE);
   const carriedBy = (word: string) => df.get(word) ?? 0;
   const common = (word: string) => carriedBy(word) >= commonFrom;
-  const distinctive = (word: string) => word.length >= DISTINCTIVE_MIN && !common(word);
+  const distinctive = (word: string) =>
+    word.length >= DISTINCTIVE_MIN
+      ? !common(word)
+      : word.length >= SHORT_RARE_LENGTH && carriedBy(word) <= SHORT_DISTINCTIVE_MAX;
   const rarity = (word: string): number => {
     if (distinctive(word)) return 2;
     const n = carriedBy(word);
@@ -487,6 +560,21 @@ function indexOf(collected: Collected, options: NameIndexOptions): NameIndex {
     else if (f.individual && f.surname === undefined)
       for (const w of new Set(f.tokens)) if (distinctive(w)) byWord.set(w, [...(byWord.get(w) ?? []), f]);
   }
+  for (const f of usable) f.usable = true;
+  // A person's names, as listed and shortened, by their words of rarity 1 or 2: the candidates
+  // compared word by word, whatever the Jaro-Winkler score of the whole (see search).
+  const byRare = (word: string): Form[] =>
+    rarity(word) > 0 ? (collected.personsByWord.get(word) ?? []) : [];
+  const rareWords: string[] = [];
+  for (const w of collected.personsByWord.keys())
+    if (w.length >= DISTINCTIVE_MIN && rarity(w) > 0) rareWords.push(w);
+  const rareNeighbours = wordNeighbours(rareWords);
+  // The single-word names of parties other than persons, long enough to be matched one slip off.
+  const singleNeighbours = wordNeighbours(
+    [...singles.keys()].filter(
+      (w) => w.length >= FUZZY_WORD_MIN && singles.get(w)!.some((f) => !f.individual),
+    ),
+  );
   // Sorted by length, so a search scores only the slice whose length can still reach the threshold.
   const forms = byLength(usable.filter((f) => f.tokens.length > 1));
   const lengths = forms.map((f) => f.norm.length);
@@ -536,19 +624,28 @@ function indexOf(collected: Collected, options: NameIndexOptions): NameIndex {
    * Mustafa", Mushtaha is a name). Two common
    * words ("Jose", "Garcia") never make a match but as a listed name written out.
    */
-  const accepts = (words: string[], form: Form, threshold: number, exact: boolean): boolean => {
-    if (exact && words.join(' ') === form.norm) return true;
+  const accepts = (words: string[], form: Form, threshold: number, exact: boolean): boolean =>
+    judge(words, form, threshold, exact) > 0;
+
+  /** accepts, giving the words' similarity (Alignment.score) of an accepted form, else 0. */
+  function judge(words: string[], form: Form, threshold: number, exact: boolean): number {
+    if (exact && words.join(' ') === form.norm) return 1;
     const floor = Math.min(WORD_FLOOR, threshold);
     const a = form.individual
       ? align(words, form.tokens, floor, FUZZY_WORD_MIN, { rarity, common, listed })
       : align(words, form.tokens, floor, FUZZY_WORD_MIN_OTHER, { rarity, common, listed });
     const slack = form.individual ? 0 : 1;
-    if (a.pairs < 2 || a.leftQuery + a.leftForm > slack) return false;
-    if (a.evidence) return true;
-    if (!form.individual) return false;
-    if (a.supporting >= 2) return true;
-    return exact && form.surname === undefined && a.fuzzy === 1 && a.fuzzyListed === 0;
-  };
+    if (a.pairs < 2 || a.leftQuery + a.leftForm > slack) return 0;
+    if (a.evidence) return a.score;
+    if (!form.individual) return 0;
+    if (a.supporting >= 2) return a.score;
+    // One word spelt otherwise: a word no party carries, or one slip from the listed word (Husein /
+    // HUSSEIN) when another word paired is rare as written (SADDAM); of common words alone
+    // ("Ahmed Ali" / "ALI, Hamed") many people are named. Short words one slip apart are often two
+    // names (Juan / JIAN, Patel / PATEK): never the one misspelt word.
+    const slip = a.fuzzyListed === 0 || (a.fuzzyListedFar === 0 && a.supporting > 0);
+    return exact && form.surname === undefined && a.fuzzy === 1 && a.short === 0 && slip ? a.score : 0;
+  }
 
   return {
     size: usable.length,
@@ -572,18 +669,43 @@ function indexOf(collected: Collected, options: NameIndexOptions): NameIndex {
       };
       if (words.length === 1) {
         for (const form of singles.get(query) ?? []) keep(form, 1);
+        // An organisation's one-word name with one slip ("Hizbollah" for HIZBALLAH), when the word
+        // written is no common name of the lists.
+        if (query.length >= FUZZY_WORD_MIN && !common(query))
+          for (const near of singleNeighbours.near(query)) {
+            const score = jaroWinkler(query, near);
+            if (near === query || score < threshold) continue;
+            for (const form of singles.get(near)!) if (!form.individual) keep(form, score);
+          }
       } else {
         scan(query, threshold, (form, score) => {
           if (accepts(words, form, threshold, true)) keep(form, score);
         });
+        // Word by word: a person's name sharing with the query a rare word, or one a slip from it,
+        // is judged as above and scored by its words. The Jaro-Winkler score of the whole, on
+        // words in alphabetical order, falls under the threshold for a slip in a first word
+        // ("Abdallh" for ABDALLAH: 0.911), a word written joined ("Sallyanne", "Altikriti") or an
+        // article left out ("Ayman Zawahiri" for AL-ZAWAHIRI, Ayman).
+        const candidates = new Set<Form>();
+        for (const w of words) {
+          for (const f of byRare(w)) candidates.add(f);
+          if (w.length >= DISTINCTIVE_MIN)
+            for (const near of rareNeighbours.near(w)) for (const f of byRare(near)) candidates.add(f);
+        }
+        for (const form of candidates) {
+          if (!form.usable) continue;
+          if (best.get(`${form.list}\u0000${form.entry_id}`)?.score === 1) continue;
+          const score = judge(words, form, threshold, true);
+          if (score >= threshold) keep(form, score);
+        }
         // One word more than a listed person's name: "Joaquin Archivaldo Guzman Loera" for
         // "GUZMAN LOERA, Joaquin" (0.89 as a whole). The candidates are the names sharing a
         // distinctive word with the query; each query word is left out in turn, and what is left
         // must match the listed name word for word.
         if (words.length >= 3 && words.length <= EXTRA_WORD_MAX) {
-          const candidates = new Set<Form>();
-          for (const w of words) for (const f of byWord.get(w) ?? []) candidates.add(f);
-          for (const form of candidates) {
+          const named = new Set<Form>();
+          for (const w of words) for (const f of byWord.get(w) ?? []) named.add(f);
+          for (const form of named) {
             if (form.tokens.length !== words.length - 1) continue;
             for (let k = 0; k < words.length; k++) {
               const fewer = words.filter((_, i) => i !== k);

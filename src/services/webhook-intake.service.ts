@@ -153,6 +153,19 @@ export function createWebhookIntakeService(deps: {
   }
 
   /** What a creation delivery stores: its dedup row, its alert, the case it opens, the KYC decision. */
+  /** The delivery as recorded (its raw body kept as received), and the alert it created or updated. */
+  function deliveryRow(input: Input, alertId: string, receivedAt: string) {
+    return {
+      client_id: input.clientId,
+      vendor: input.kind,
+      delivery_id: input.n.deliveryId,
+      alert_id: alertId,
+      event: input.n.event,
+      raw_body: input.rawBody.toString('utf8'),
+      received_at: receivedAt,
+    };
+  }
+
   function creationRows(
     input: Input,
     headers: Record<string, string>,
@@ -164,15 +177,7 @@ export function createWebhookIntakeService(deps: {
     const alertId = randomUUID();
     const newCase = opensCase(kind, n) ? newCaseFor(kind, n, clientId, at, cal) : undefined;
     return {
-      delivery: {
-        client_id: clientId,
-        vendor: kind,
-        delivery_id: n.deliveryId,
-        alert_id: alertId,
-        event: n.event,
-        raw_body: input.rawBody.toString('utf8'),
-        received_at: iso,
-      },
+      delivery: deliveryRow(input, alertId, iso),
       case: newCase,
       alert: {
         id: alertId,
@@ -220,15 +225,7 @@ export function createWebhookIntakeService(deps: {
     if (existing && n.isCreation)
       throw new Duplicate(`vendor object ${n.vendorObjectId} already has an alert`);
     const alertId = existing?.id ?? randomUUID();
-    const recorded = await s.insertDelivery({
-      client_id: clientId,
-      vendor: kind,
-      delivery_id: n.deliveryId,
-      alert_id: alertId,
-      event: n.event,
-      raw_body: input.rawBody.toString('utf8'),
-      received_at: iso,
-    });
+    const recorded = await s.insertDelivery(deliveryRow(input, alertId, iso));
     if (!recorded) throw new Duplicate(`delivery ${n.deliveryId} was processed before`);
 
     if (existing) {

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { AppError } from '../../src/errors.ts';
+import { up as chainSeqPositive } from '../../src/storage/migrations/023-chain-seq-positive.ts';
 import { ensureMonthlyPartitions, listPartitions } from '../../src/storage/partitions.ts';
 import { governanceRecord } from '../helpers/audit-records.ts';
 import { clientWithKey, startTestApp, type TestApp } from '../helpers/harness.ts';
@@ -171,31 +172,26 @@ describe('tamper evidence of the audit store', () => {
       FROM evaluations WHERE client_id = ${client} AND chain_seq = ${ofSeq}
     RETURNING evaluation_id::text AS evaluation_id`;
 
-  it('a row below the start of the chain is refused, and reported if the constraint is dropped', async () => {
+  it('a row below the start of the chain is refused, and reported when a store holds one', async () => {
     const c = await clientWithKey(t, 'below');
     for (let i = 0; i < 3; i++) await evaluate(c, 200 + i);
     // The application role may insert audit rows: position 0 or below lay under the genesis,
     // where the walk never looked, and a fabricated evaluation was exported and certified.
     for (const seq of [0, -7])
       await assert.rejects(forgedCopy('below', 2, seq).execute(t.deps.db), /chain_seq_positive/);
+    // A store that took such a row before the constraint existed still migrates, and verify names it.
     await tamper(sql`ALTER TABLE evaluations DROP CONSTRAINT evaluations_chain_seq_positive`);
-    try {
-      const forged = (await forgedCopy('below', 2, 0).execute(t.deps.db)).rows[0] as {
-        evaluation_id: string;
-      };
-      const res = await t.deps.auditChain.verify('below');
-      assert.equal(res.ok, false);
-      assert.deepEqual(res.first_break, {
-        chain_seq: 0,
-        evaluation_id: forged.evaluation_id,
-        reason: 'outside_chain',
-      });
-      await tamper(sql`DELETE FROM evaluations WHERE evaluation_id = ${forged.evaluation_id}::uuid`);
-    } finally {
-      await tamper(
-        sql`ALTER TABLE evaluations ADD CONSTRAINT evaluations_chain_seq_positive CHECK (chain_seq > 0)`,
-      );
-    }
+    const forged = (await forgedCopy('below', 2, 0).execute(t.deps.db)).rows[0] as { evaluation_id: string };
+    await chainSeqPositive(t.deps.db as never);
+    await assert.rejects(forgedCopy('below', 2, -1).execute(t.deps.db), /chain_seq_positive/);
+    const res = await t.deps.auditChain.verify('below');
+    assert.equal(res.ok, false);
+    assert.deepEqual(res.first_break, {
+      chain_seq: 0,
+      evaluation_id: forged.evaluation_id,
+      reason: 'outside_chain',
+    });
+    await tamper(sql`DELETE FROM evaluations WHERE evaluation_id = ${forged.evaluation_id}::uuid`);
     assert.equal((await t.deps.auditChain.verify('below')).ok, true);
   });
 

@@ -542,11 +542,16 @@ function indexOf(collected: Collected, options: NameIndexOptions): NameIndex {
   // rare: "Ahmed Ali" from "ALI, Ahmed Khalfan", "Abdul Aziz" from "ABDUL HAMID ABDUL AZIZ", "Ana
   // Lopez" from "LOPEZ TORRES, Ana Lilia", "Jose Garcia" would match every customer of that name;
   // "Nicolas Maduro" from "MADURO MOROS, Nicolas", "Joaquin Guzman" from "GUZMAN, Joaquin Chapo"
-  // (GUZMAN: 11 parties, the relatives of one cartel), "Viktor Bout" are kept.
+  // (GUZMAN: 11 parties, the relatives of one cartel), "Viktor Bout" are kept. So is a shortened
+  // name keeping a distinctive given name, whatever its surname: "Muzahim al-Tikriti" from
+  // "MUZAHIM SA'B HASSAN AL-TIKRITI" (TIKRITI: 71 parties, MUZAHIM 2: OFAC and UN list the same man).
   const usable = collected.forms.filter((f) =>
     f.tokens.length === 1
       ? !f.individual || distinctive(f.norm)
-      : f.surname === undefined || f.surname.some(distinctive) || twoRare(f.tokens, f.surname),
+      : f.surname === undefined ||
+        f.surname.some(distinctive) ||
+        twoRare(f.tokens, f.surname) ||
+        f.tokens.some((w) => !f.surname!.includes(w) && distinctive(w)),
   );
   function twoRare(tokens: string[], surname: string[]): boolean {
     return surname.some((w) => rarity(w) > 0) && new Set(tokens.filter((w) => rarity(w) > 0)).size >= 2;

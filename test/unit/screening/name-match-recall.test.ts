@@ -97,6 +97,17 @@ describe('listed names written with a slip, joined, or without a particle (OFAC 
   });
 });
 
+describe('given name and surname only, the given name distinctive', () => {
+  test('a rare given name with a common surname: "Muzahim al-Tikriti" (TIKRITI: 71 parties)', () => {
+    finds('Muzahim Al-Tikriti', 'un:IQi.012'); // MUZAHIM SA'B HASSAN AL-TIKRITI
+    finds('Muzahim Tikriti', 'ofac:7854'); // AL-TIKRITI, Muzahim Sa'b Hassan
+    finds('Yasir Tikriti', 'un:IQi.081'); // YASIR SABAWI IBRAHIM HASAN AL-TIKRITI
+    // Common given names with that surname are many people: nobody.
+    for (const name of ['Ali Tikriti', 'Saddam Tikriti', 'Hala Al-Tikriti'])
+      assert.deepEqual(hits(name), [], name);
+  });
+});
+
 describe('common names stay clean', () => {
   test('common names and bare given names find nobody', () => {
     for (const name of [

@@ -98,6 +98,9 @@ function finiteAmount(v: unknown): number | undefined {
 const STR_RULE = 'MICA-RPT-001';
 const CDD_THRESHOLD_RULE = 'MICA-CDD-002';
 
+/** Where a transaction counts in its customer's rolling window (MICA-CDD-002). */
+type WindowEntry = { customerId: string; amount: number };
+
 /** Whether a manual evaluation's `rule_ids` takes in the rule (absent: every rule). */
 function namesRule(ruleIds: unknown, id: string): boolean {
   return !Array.isArray(ruleIds) || ruleIds.includes(id);
@@ -221,6 +224,7 @@ export function createEvaluationService(deps: {
 }) {
   const now = deps.now ?? (() => new Date());
   const turns = createKeyedTurns();
+  const transactionTurns = createKeyedTurns();
 
   /**
    * The customer and amount a transaction evaluation files in the rolling window (MICA-CDD-002),
@@ -233,7 +237,7 @@ export function createEvaluationService(deps: {
     req: EvaluationRequest,
     customerId: string | undefined,
     amount: number | undefined,
-  ): Promise<{ customerId: string; amount: number } | undefined> {
+  ): Promise<WindowEntry | undefined> {
     if (req.trigger_type !== 'transaction') return undefined;
     if (customerId !== undefined && amount !== undefined) return { customerId, amount };
     if (req.trigger_entity_id === undefined) return undefined;
@@ -261,29 +265,30 @@ export function createEvaluationService(deps: {
       const customerId = typeof data.customer_id === 'string' ? data.customer_id : undefined;
       // Whom the audit rows and the alert name (for a transfer, the client's own party).
       const customer = customerOf(req);
-      const judgesSum =
-        req.trigger_type === 'transaction' && customerId !== undefined && amount !== undefined;
       // A manual check of MICA-CDD-002 for a customer and an amount judges that amount as the
       // customer's next transaction would be judged (its rolling sum included), without adding it
       // to the window: a manual evaluation moves no money.
-      const readsWindow =
-        judgesSum ||
-        (req.trigger_type === 'manual' &&
-          customerId !== undefined &&
-          amount !== undefined &&
-          namesRule(data.rule_ids, CDD_THRESHOLD_RULE));
+      const manualSumOf =
+        req.trigger_type === 'manual' &&
+        customerId !== undefined &&
+        amount !== undefined &&
+        namesRule(data.rule_ids, CDD_THRESHOLD_RULE)
+          ? customerId
+          : undefined;
 
-      const filed = await windowEntryOf(req, customerId, amount);
-
-      const decide = async () => {
+      /** `filed`: where this transaction counts in the rolling window (windowEntryOf), if anywhere. */
+      const decide = async (filed: WindowEntry | undefined) => {
         const at = now();
         const evaluationId = randomUUID();
         const transactionId = req.trigger_entity_id ?? evaluationId;
 
+        // A transaction with its amount is judged with its customer's rolling sum, the customer
+        // being the one it is counted with when the request leaves it out.
+        const sumOf = amount !== undefined && filed ? filed.customerId : manualSumOf;
         let prior: number | undefined;
-        if (readsWindow && priorSumMatters(amount, ctx.settings)) {
+        if (sumOf !== undefined && priorSumMatters(amount, ctx.settings)) {
           const since = new Date(at.getTime() - ctx.settings.thresholds.cumulative_window_days * 86_400_000);
-          prior = await deps.window.priorSum(req.client_id, customerId, since, transactionId);
+          prior = await deps.window.priorSum(req.client_id, sumOf, since, transactionId);
         }
 
         const outcome = evaluateOrReject({
@@ -351,8 +356,19 @@ export function createEvaluationService(deps: {
       // A customer's transactions are decided one after another: each reads the rolling sum only
       // once the one before is committed, so transfers sent in parallel cannot each see the sum
       // without the others and together pass MICA-CDD-002 unnoticed (structuring).
-      if (filed) return turns.run(`${req.client_id}\u0000${filed.customerId}`, decide);
-      return decide();
+      const inCustomerTurn = (filed: WindowEntry | undefined) =>
+        filed
+          ? turns.run(`${req.client_id}\u0000${filed.customerId}`, () => decide(filed))
+          : decide(undefined);
+      if (req.trigger_type !== 'transaction' || req.trigger_entity_id === undefined)
+        return inCustomerTurn(await windowEntryOf(req, customerId, amount));
+      // The evaluations of one transaction id also take turns, and where it counts is read in its
+      // turn: one that leaves out the amount or customer files what the evaluation before it
+      // committed (a corrected amount, another customer), not what was there when it arrived.
+      const id = req.trigger_entity_id;
+      return transactionTurns.run(`${req.client_id}\u0000${id}`, async () =>
+        inCustomerTurn(await windowEntryOf(req, customerId, amount)),
+      );
     },
 
     /** The stored evaluation as it was returned, within the caller's client. */

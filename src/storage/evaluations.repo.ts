@@ -648,7 +648,6 @@ export function createEvaluationsRepo(
       return totals;
     },
 
-    /** Every window transaction since a time (to load the in-memory window of a single-writer store). */
     /** One transaction id's window row, if evaluated after `since`. */
     async windowTransaction(clientId: string, transactionId: string, since: Date) {
       const row = await db
@@ -661,6 +660,7 @@ export function createEvaluationsRepo(
       return row ? { customer_id: row.customer_id, amount_eur: Number(row.amount_eur) } : undefined;
     },
 
+    /** Every window transaction since a time (to load the in-memory window of a single-writer store). */
     async windowTransactions(since: Date) {
       const rows = await db
         .selectFrom('customer_transactions')

@@ -113,3 +113,61 @@ describe("evaluation service: one customer's transactions in parallel", () => {
     assert.ok(maxWriting >= 2, 'other customers were not held back');
   });
 });
+
+describe('evaluation service: a re-evaluation without its amount or customer', () => {
+  function withMemoryWindow() {
+    const window = createMemoryWindowStore({ load: async () => [] });
+    const ctx: ClientContext = { settings: resolveRuleSettings({}), rateLimits: { ...DEFAULT_API_LIMITS } };
+    let slowWrites = 0;
+    const service = createEvaluationService({
+      clientContext: async () => ctx,
+      evaluations: { responseOf: async () => undefined },
+      window,
+      audit: {
+        write: async () => {
+          if (slowWrites-- > 0) await sleep(50);
+        },
+      },
+    });
+    const tx = (id: string, data: Record<string, unknown>) =>
+      service.evaluate({ keyId: 'k', clientId: 'acme' } as never, {
+        client_id: 'acme',
+        trigger_type: 'transaction',
+        trigger_entity_id: id,
+        data: { customer_verified: true, full_cdd_complete: false, ...data },
+      });
+    const sum = (customer: string) => window.priorSum('acme', customer, new Date(0), 'none');
+    return { tx, sum, slow: () => void (slowWrites = 1) };
+  }
+
+  it('files the amount counted when its turn comes, not the one read before it waited', async () => {
+    const s = withMemoryWindow();
+    await s.tx('T', { customer_id: 'c', amount_eur: 500 });
+    s.slow(); // the correction's audit write takes a while
+    const correction = s.tx('T', { customer_id: 'c', amount_eur: 5000 });
+    await sleep(5);
+    const partial = s.tx('T', {});
+    await Promise.all([correction, partial]);
+    assert.equal(await s.sum('c'), 5000);
+  });
+
+  it('follows the id to the customer it moved to while waiting', async () => {
+    const s = withMemoryWindow();
+    await s.tx('T', { customer_id: 'c1', amount_eur: 500 });
+    s.slow();
+    const moved = s.tx('T', { customer_id: 'c2', amount_eur: 700 });
+    await sleep(5);
+    const partial = s.tx('T', { customer_verified: false });
+    await Promise.all([moved, partial]);
+    assert.equal(await s.sum('c1'), 0);
+    assert.equal(await s.sum('c2'), 0, 'blocked by the later evaluation: not counted');
+  });
+
+  it('is judged with the rolling sum of the customer the id is counted with', async () => {
+    const s = withMemoryWindow();
+    await s.tx('A', { customer_id: 'c', amount_eur: 600 });
+    await s.tx('T', { customer_id: 'c', amount_eur: 100 });
+    const again = await s.tx('T', { amount_eur: 500 });
+    assert.equal(cdd002(again).triggered, true, '600 + 500 for customer c');
+  });
+});

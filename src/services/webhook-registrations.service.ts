@@ -90,11 +90,15 @@ export function createWebhookRegistrationsService(deps: {
       // secret two clients share would file one client's alerts under the other's. Whatever the
       // kind: txmon-a and txmon-b sign alike, so a delivery signed for one client's txmon-a was
       // accepted unchanged on the txmon-b endpoint of another client holding the same secret.
+      // A secret this registration already holds is a repeat (nothing added), whatever others hold.
       const fingerprint = box.fingerprint(secret);
-      const others = (await deps.repo.list()).filter((r) => r.client_id !== clientId);
-      const taken = (await deps.repo.secretsOf(others.map((r) => r.id))).find(
-        (s) => s.fingerprint === fingerprint,
-      );
+      const all = await deps.repo.list();
+      const own = all.find((r) => r.client_id === clientId && r.kind === kind);
+      const repeat = own && (await deps.repo.secretsOf([own.id])).some((s) => s.fingerprint === fingerprint);
+      const others = all.filter((r) => r.client_id !== clientId);
+      const taken = repeat
+        ? undefined
+        : (await deps.repo.secretsOf(others.map((r) => r.id))).find((s) => s.fingerprint === fingerprint);
       if (taken)
         throw new AppError(
           'INVALID_REQUEST',

@@ -8,6 +8,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import fc from 'fast-check';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
+import { sql } from 'kysely';
 import { pino } from 'pino';
 import { buildApp } from '../../src/app.ts';
 import { clientWithKey, TEST_REDIS_URL, type TestApp } from '../helpers/harness.ts';
@@ -87,6 +88,17 @@ describe('webhook signatures', () => {
     await register(t, 'txmon-b', 'acme', SECRET);
     const res = await send(['txmon-a', SECRET, vendorBody('txmon-a', { data: { severity: 'low' } })]);
     assert.equal(res.statusCode, 200, res.body);
+  });
+
+  it('a secret shared before the check covered every kind: its holder may still repeat it', async () => {
+    const { id: theirs } = await register(t, 'kyc', 'globex', 'globex-kyc-secret-value');
+    const { id: mine } = await register(t, 'kyc', 'acme', 'acme-kyc-secret-value');
+    // Registered when only the same kind was checked: globex's kyc also holds acme's kyc secret.
+    await sql`INSERT INTO webhook_secrets (registration_id, fingerprint, sealed, created_by)
+              SELECT ${theirs}, fingerprint, sealed, 'legacy' FROM webhook_secrets
+               WHERE registration_id = ${mine}`.execute(t.deps.db);
+    const again = await register(t, 'kyc', 'acme', 'acme-kyc-secret-value');
+    assert.equal((again as { added?: boolean }).added, false);
   });
 
   it('refuses with 401 UNAUTHORIZED: wrong secret, missing or wrong header, tampered, truncated, empty', async () => {

@@ -115,10 +115,15 @@ function offsetAt(utcMs: number, timeZone: string): number {
 
 // Local wall time → instant. Like Temporal's 'compatible' disambiguation: a wall time repeated by
 // a fall-back change takes the earlier instant, one skipped by a spring-forward gap the later.
+// The candidates are the wall time read with the offsets a day before and a day after it, so both
+// sides of a change are tried (offsets read at the wall time itself both fell after a fall-back at
+// midnight, and the earlier of the two passes was never found: Africa/Cairo, 2027-10-28 23:30).
 function instantOfLocal(l: LocalDateTime, timeZone: string): Date {
   const wall = Date.UTC(l.year, l.month - 1, l.day, l.hour, l.minute, l.second, l.millisecond);
-  const first = wall - offsetAt(wall, timeZone);
-  const candidates = [first, wall - offsetAt(first, timeZone)];
+  const candidates = [
+    wall - offsetAt(wall - 86_400_000, timeZone),
+    wall - offsetAt(wall + 86_400_000, timeZone),
+  ];
   const exact = candidates.filter((c) => c + offsetAt(c, timeZone) === wall);
   return new Date(exact.length > 0 ? Math.min(...exact) : Math.max(...candidates));
 }

@@ -140,6 +140,22 @@ describe('addBusinessDays', () => {
     );
   });
 
+  it('a wall time repeated by a fall-back change on a business day takes its first pass', () => {
+    const cairo = { timeZone: 'Africa/Cairo' };
+    // Egypt's clocks go back at midnight ending Thursday 28 October 2027 (24:00 EEST → 23:00 EET),
+    // so 23:30 that Thursday happens twice: 20:30Z (EEST) first, 21:30Z (EET) an hour later.
+    assert.equal(
+      addBusinessDays(at('2027-10-21T20:30:00Z'), 5, cairo).toISOString(),
+      '2027-10-28T20:30:00.000Z',
+    );
+    // A wall time skipped by a spring-forward gap takes the later one: 00:30 on Friday 30 April
+    // 2027 does not exist in Cairo (00:00 EET → 01:00 EEST); 01:30 EEST is 22:30Z the day before.
+    assert.equal(
+      addBusinessDays(at('2027-04-28T22:30:00Z'), 1, cairo).toISOString(),
+      '2027-04-29T22:30:00.000Z',
+    );
+  });
+
   it('rejects bad arguments and a holiday source that never ends', () => {
     assert.throws(() => addBusinessDays(at('2026-07-01T00:00:00Z'), -1, UTC), RangeError);
     assert.throws(() => addBusinessDays(at('2026-07-01T00:00:00Z'), 1.5, UTC), RangeError);

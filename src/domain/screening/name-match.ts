@@ -362,9 +362,10 @@ function transposed(q: string, f: string): boolean {
 
 /**
  * How alike two words are: 1 when equal; else their Jaro-Winkler score when both have at least
- * `min` letters and the score reaches `floor`, or when they are TRANSPOSED_MIN letters or more and
- * differ by two neighbouring letters swapped (the commonest slip of typing, seldom another name:
- * SAMIU / SAIMU, GASMI / GAMSI; Omar / Omari, Patel / Patek are not swaps); 0 otherwise.
+ * `min` letters and the score reaches `floor` or they are one slip apart (Jaro's greedy pairing of
+ * repeated letters scores DALXPI / DALIPI 0.875), or when they are TRANSPOSED_MIN letters or more
+ * and differ by two neighbouring letters swapped (the commonest slip of typing, seldom another
+ * name: SAMIU / SAIMU, GASMI / GAMSI; Omar / Omari, Patel / Patek are not swaps); 0 otherwise.
  */
 function wordScore(q: string, f: string, floor: number, min: number): number {
   if (q === f) return 1;
@@ -372,6 +373,7 @@ function wordScore(q: string, f: string, floor: number, min: number): number {
     return Math.max(floor, jaroWinkler(q, f));
   if (q.length < min || f.length < min) return 0;
   const s = jaroWinkler(q, f);
+  if (s < floor && oneSlipApart(q, f)) return floor;
   return s >= floor ? s : 0;
 }
 

@@ -91,6 +91,10 @@ describe('listed names written with a slip, joined, or without a particle (OFAC 
     finds('Viktor Anatolyevich Bout', 'ofac:8279');
   });
 
+  test('a word one slip off that Jaro scores under the word floor: "Tahir Dalupi" (DALIPI: 0.875)', () => {
+    finds('Tahir Dalupi', 'ofac:7673'); // DALIPI, Tahir
+  });
+
   test("an organisation's one-word name one slip off: Hizbollah (OFAC HIZBALLAH)", () => {
     finds('Hizbollah', 'ofac:4697');
     finds('Hizballah', 'ofac:4697');

@@ -309,7 +309,7 @@ describe('console API: whoami, counts, cases queue, evaluation record, rule stat
     type QueuePage = { items: QueueCase[]; next_cursor: string | null };
     const get = async (who: Who, url: string): Promise<QueuePage> => {
       const res = await api.as(who).get(url);
-      assert.equal(res.statusCode, 200, res.body);
+      assert.equal(res.statusCode, 200, `${url}: ${res.body}`);
       return res.json();
     };
     const walk = async (who: Who, query: string, limit: number) => {
@@ -401,10 +401,12 @@ describe('console API: whoami, counts, cases queue, evaluation record, rule stat
       assert.equal(body.error.code, 'INVALID_REQUEST');
       assert.match(JSON.stringify(body.error.details), /severity/);
     }
-    // The plain cases API has no severity filter: it ignores the parameter, as before.
+    // The plain cases API has no severity filter: it refuses the parameter rather than answer
+    // every case as if filtered.
     const plain = await api.as(api.acme).get('/api/cases?severity=critical&limit=200');
-    assert.equal(plain.statusCode, 200, plain.body);
-    assert.ok(plain.json().items.some((c: { id: string }) => c.id === lowCase));
+    assert.equal(plain.statusCode, 400, plain.body);
+    assert.equal(plain.json().error.details.field, 'severity');
+    assert.ok(lowCase);
   });
 
   it('rule stats count evaluations and triggers per rule for today, for the caller only', async () => {

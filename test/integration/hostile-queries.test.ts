@@ -30,6 +30,20 @@ describe('hostile query strings and cursors are a 400, never a 500', () => {
     );
   }
 
+  it('a filter the endpoint does not know: a misspelt one would return every row as if filtered', async () => {
+    for (const [url, field] of [
+      ['/api/mica/audit/evaluations?customer=c-1', 'customer'],
+      ['/api/mica/audit/evaluations?customer=c-1&format=csv', 'customer'],
+      ['/api/mica/audit/actions?action=create_case&format=json', 'action'],
+      ['/api/mica/audit/transitions?case=CASE-2026-000001', 'case'],
+      ['/api/alerts?state=open', 'state'],
+      ['/api/cases?severity=critical', 'severity'],
+      ['/api/console/cases?assigned=alice', 'assigned'],
+      ['/api/mica/rules/stats?day=7', 'day'],
+    ])
+      await expect400(url, field);
+  });
+
   it('a NUL in a filter', async () => {
     for (const [url, field] of [
       ['/api/mica/audit/evaluations?customer_id=%00', 'customer_id'],

@@ -6,6 +6,7 @@ import type { ACTION_COLUMNS, ActionAuditService } from '../../services/action-a
 import type { AUDIT_COLUMNS, AuditService } from '../../services/audit.service.ts';
 import { principalOf } from '../plugins/auth.ts';
 import { refuseInvalidQuery } from '../query-problems.ts';
+import { STRICT_QUERY } from '../schemas/cases.schema.ts';
 import { NestedError } from '../schemas/common.schema.ts';
 
 /**
@@ -80,26 +81,32 @@ const auditErrors = {
   503: NestedError,
 };
 
-export const AuditQuerySchema = Type.Object({
-  from: Type.Optional(
-    Type.String({ description: 'ISO 8601 date or date-time (a date is its UTC midnight)' }),
-  ),
-  to: Type.Optional(Type.String({ description: 'exclusive upper bound' })),
-  rule_id: Type.Optional(Type.String({ maxLength: 64 })),
-  customer_id: Type.Optional(Type.String({ maxLength: 256 })),
-  transaction_id: Type.Optional(Type.String({ maxLength: 256 })),
-  evaluation_id: Type.Optional(Type.String({ maxLength: 64, description: "one evaluation's rows" })),
-  format: Type.Optional(Type.Union([Type.Literal('json'), Type.Literal('csv')])),
-  cursor: Type.Optional(Type.String({ maxLength: 512 })),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
-});
+export const AuditQuerySchema = Type.Object(
+  {
+    from: Type.Optional(
+      Type.String({ description: 'ISO 8601 date or date-time (a date is its UTC midnight)' }),
+    ),
+    to: Type.Optional(Type.String({ description: 'exclusive upper bound' })),
+    rule_id: Type.Optional(Type.String({ maxLength: 64 })),
+    customer_id: Type.Optional(Type.String({ maxLength: 256 })),
+    transaction_id: Type.Optional(Type.String({ maxLength: 256 })),
+    evaluation_id: Type.Optional(Type.String({ maxLength: 64, description: "one evaluation's rows" })),
+    format: Type.Optional(Type.Union([Type.Literal('json'), Type.Literal('csv')])),
+    cursor: Type.Optional(Type.String({ maxLength: 512 })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+  },
+  STRICT_QUERY,
+);
 
-const ActionQuerySchema = Type.Object({
-  ...AuditQuerySchema.properties,
-  action_type: Type.Optional(
-    Type.String({ maxLength: 64, description: 'e.g. create_case, block_transaction' }),
-  ),
-});
+const ActionQuerySchema = Type.Object(
+  {
+    ...AuditQuerySchema.properties,
+    action_type: Type.Optional(
+      Type.String({ maxLength: 64, description: 'e.g. create_case, block_transaction' }),
+    ),
+  },
+  STRICT_QUERY,
+);
 
 /** Sends a streamed export: the header chunk is pulled first, so a bad filter is a clean 400. */
 async function sendExport(

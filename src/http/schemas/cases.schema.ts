@@ -63,24 +63,36 @@ export const CaseSchema = Type.Object({
   history: Type.Array(HistoryEntry),
 });
 
+/**
+ * A list or export query names only the filters it knows: a misspelt one (`customer=` for
+ * `customer_id=`) would otherwise be ignored, and the caller handed every row as if filtered.
+ */
+export const STRICT_QUERY = { additionalProperties: false } as const;
+
 const Cursor = Type.String({ minLength: 1, maxLength: 512 });
 const Limit = Type.Integer({ minimum: 1, maximum: 200, default: 50 });
 
-export const AlertListQuery = Type.Object({
-  status: Type.Optional(Enum(ALERT_STATUSES)),
-  severity: Type.Optional(Enum(SEVERITIES)),
-  overdue: Type.Optional(Type.Boolean()),
-  cursor: Type.Optional(Cursor),
-  limit: Type.Optional(Limit),
-});
+export const AlertListQuery = Type.Object(
+  {
+    status: Type.Optional(Enum(ALERT_STATUSES)),
+    severity: Type.Optional(Enum(SEVERITIES)),
+    overdue: Type.Optional(Type.Boolean()),
+    cursor: Type.Optional(Cursor),
+    limit: Type.Optional(Limit),
+  },
+  STRICT_QUERY,
+);
 
-export const CaseListQuery = Type.Object({
-  status: Type.Optional(Enum(CASE_STATUSES)),
-  assignee: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
-  overdue: Type.Optional(Type.Boolean()),
-  cursor: Type.Optional(Cursor),
-  limit: Type.Optional(Limit),
-});
+export const CaseListQuery = Type.Object(
+  {
+    status: Type.Optional(Enum(CASE_STATUSES)),
+    assignee: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
+    overdue: Type.Optional(Type.Boolean()),
+    cursor: Type.Optional(Cursor),
+    limit: Type.Optional(Limit),
+  },
+  STRICT_QUERY,
+);
 
 export const listOf = <T extends TSchema>(item: T) =>
   Type.Object({ items: Type.Array(item), next_cursor: Nullable(Type.String()) });

@@ -1,5 +1,5 @@
 import { type TSchema, Type } from 'typebox';
-import { AlertSchema, CaseListQuery, CaseSchema, listOf, SEVERITIES } from './cases.schema.ts';
+import { AlertSchema, CaseListQuery, CaseSchema, listOf, SEVERITIES, STRICT_QUERY } from './cases.schema.ts';
 import { Enum } from './common.schema.ts';
 
 const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
@@ -35,10 +35,13 @@ export const CountsSchema = Type.Object({
 });
 
 /** The cases queue's query: the cases listing's filters, and the case's severity. */
-export const CaseQueueQuery = Type.Object({
-  ...CaseListQuery.properties,
-  severity: Type.Optional(Enum(SEVERITIES, 'the case severity: highest of its alerts and its evaluation')),
-});
+export const CaseQueueQuery = Type.Object(
+  {
+    ...CaseListQuery.properties,
+    severity: Type.Optional(Enum(SEVERITIES, 'the case severity: highest of its alerts and its evaluation')),
+  },
+  STRICT_QUERY,
+);
 
 /** A case with its severity. */
 const CaseWithSeverity = Type.Object({
@@ -101,9 +104,12 @@ export const EscalationSchema = Type.Object({
   open_cases_not_shown: Count,
 });
 
-export const RuleStatsQuery = Type.Object({
-  days: Type.Optional(Type.Integer({ minimum: 1, maximum: 90, default: 30 })),
-});
+export const RuleStatsQuery = Type.Object(
+  {
+    days: Type.Optional(Type.Integer({ minimum: 1, maximum: 90, default: 30 })),
+  },
+  STRICT_QUERY,
+);
 
 export const RuleStatsSchema = Type.Object({
   from: Type.String({ format: 'date-time' }),
@@ -121,21 +127,24 @@ export const RuleStatsSchema = Type.Object({
   ),
 });
 
-export const TransitionQuerySchema = Type.Object({
-  from: Type.Optional(Type.String({ description: 'ISO 8601 date or date-time (inclusive)' })),
-  to: Type.Optional(Type.String({ description: 'exclusive upper bound' })),
-  kind: Type.Optional(Enum(['case', 'alert'] as const)),
-  case_id: Type.Optional(
-    Type.String({
-      minLength: 1,
-      maxLength: 64,
-      description: 'a case (id or number): its transitions and those of its alerts',
-    }),
-  ),
-  format: Type.Optional(Enum(['json', 'csv'] as const)),
-  cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 512 })),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
-});
+export const TransitionQuerySchema = Type.Object(
+  {
+    from: Type.Optional(Type.String({ description: 'ISO 8601 date or date-time (inclusive)' })),
+    to: Type.Optional(Type.String({ description: 'exclusive upper bound' })),
+    kind: Type.Optional(Enum(['case', 'alert'] as const)),
+    case_id: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 64,
+        description: 'a case (id or number): its transitions and those of its alerts',
+      }),
+    ),
+    format: Type.Optional(Enum(['json', 'csv'] as const)),
+    cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 512 })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+  },
+  STRICT_QUERY,
+);
 
 export const TransitionSchema = Type.Object({
   at: Type.String({ format: 'date-time' }),

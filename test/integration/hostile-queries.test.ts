@@ -40,7 +40,7 @@ describe('hostile query strings and cursors are a 400, never a 500', () => {
       ['/api/cases?severity=critical', 'severity'],
       ['/api/console/cases?assigned=alice', 'assigned'],
       ['/api/mica/rules/stats?day=7', 'day'],
-    ])
+    ] as const)
       await expect400(url, field);
   });
 

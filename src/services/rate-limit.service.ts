@@ -112,15 +112,33 @@ export function createRateLimitService(deps: {
     }
   }
 
+  /**
+   * Requests counted in process while the shared store was away, per window and key, until the end
+   * of the in-process window they were counted in: the store is told of them with the next request
+   * it answers, so that the shared count does not restart from where the outage left it (each
+   * instance's outage admissions were lost to it, and the limits admitted them again).
+   */
+  const owed = new Map<string, { n: number; until: number }>();
+
   /** Counts one request in a window; a store failure falls back to the in-process counter. */
   async function take(duration: number, key: string): Promise<Count> {
     const c = counter(duration);
     const local = c.local.consume(key);
     if (!c.primary) return countOf(await local);
     const primary = c.primary;
-    const shared = await onShared(() => primary.consume(key));
+    const owedKey = `${duration}\u0000${key}`;
+    const debt = owed.get(owedKey);
+    const extra = debt && debt.until > Date.now() ? debt.n : 0;
+    const shared = await onShared(() => primary.consume(key, 1 + extra));
     const own = await local;
-    return countOf(shared.ok ? shared.value : own);
+    if (shared.ok) {
+      if (debt) owed.delete(owedKey);
+      return countOf(shared.value);
+    }
+    // Owed within the in-process window this request was counted in; an older debt has lapsed.
+    const until = Date.now() + own.msBeforeNext;
+    owed.set(owedKey, { n: (debt && debt.until > Date.now() ? debt.n : 0) + 1, until });
+    return countOf(own);
   }
 
   /**

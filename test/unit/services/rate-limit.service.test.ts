@@ -128,6 +128,25 @@ describe('rate-limit service: a shared store that fails mid-window', () => {
     assert.ok(fallbacks >= 4);
   });
 
+  it('what was admitted while the store was away is added to its count when it answers again', async () => {
+    const { state, shared } = flakyShared();
+    const limiter = createRateLimitService({ shared, prefix: `o${Date.now()}` });
+    const limits: Limits = { per_minute: 5, burst_per_minute: 5, per_day: 8 };
+    const seq = async (n: number) => {
+      const out = [];
+      for (let i = 0; i < n; i++) out.push((await limiter.check('k', limits)).allowed);
+      return out;
+    };
+    assert.deepEqual(await seq(2), [true, true]);
+    state.down = true;
+    assert.deepEqual(await seq(2), [true, true], 'counted in process: 4 of 5');
+    state.down = false;
+    // The store had 2; told of the 2 admitted meanwhile, it counts this one as the 5th.
+    assert.deepEqual(await seq(3), [true, false, false]);
+    const day = await limiter.check('k', { per_minute: 100, per_day: 8 });
+    assert.equal(day.remaining, 2, 'the day counted all 6 admitted (5 + this one), not 4');
+  });
+
   it('while the store is known to be away, it is not asked at all', async () => {
     const { state, shared } = flakyShared();
     let away = false;

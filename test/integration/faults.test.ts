@@ -180,7 +180,7 @@ describe('faults against the real servers', { skip: !(TEST_DATABASE_URL && TEST_
       assert.deepEqual(Object.keys(body), ['error']);
       assert.equal(body.error.code, 'SERVICE_UNAVAILABLE');
       assert.equal(typeof body.error.message, 'string');
-      assert.deepEqual(body.error.details, { retry_after: 5 });
+      assert.deepEqual(body.error.details, { vendor: 'database', breaker_state: 'OPEN', retry_after: 5 });
       assert.doesNotMatch(o.body, /\bat .+:\d+:\d+|stack|SELECT|INSERT|ECONN|terminated/i);
       assert.equal(o.retryAfter, '5');
     }
@@ -237,7 +237,7 @@ describe('faults against the real servers', { skip: !(TEST_DATABASE_URL && TEST_
     const statsDuring = await t.app.inject({ method: 'GET', url: '/api/mica/cache/stats', headers: auth });
     assert.equal(statsDuring.statusCode, 503, statsDuring.body);
     assert.deepEqual(Object.keys(statsDuring.json()).sort(), ['details', 'error', 'statusCode', 'type']);
-    assert.deepEqual(statsDuring.json().details, { retry_after: 5 });
+    assert.deepEqual(statsDuring.json().details, { vendor: 'redis', breaker_state: 'OPEN', retry_after: 5 });
     // It names the cache, not the database, as what is away.
     assert.equal(statsDuring.json().error, 'The shared cache (Redis) is unavailable; retry later');
     const degraded = await ready();

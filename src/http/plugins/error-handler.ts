@@ -80,9 +80,13 @@ export function toAppError(err: unknown, bodyLimit?: number): AppError {
         : neverReachedStore(err)
           ? 'Storage is unavailable; nothing was recorded, retry later'
           : 'Storage connection was lost; whether this request was recorded is unknown, retry later',
-      // In the body too, as a vendor's 503 has it: a client reading the flat format's VENDOR
-      // type (the contract's only 503 type) finds when to retry where it looks for it.
-      { retry_after: STORE_RETRY_AFTER_S },
+      // The details of a vendor's 503 (the spec's VENDOR type, the flat format's only 503 type),
+      // so a client reading them finds what is away and when to retry where it looks for them.
+      {
+        vendor: isCacheUnavailable(err) ? 'redis' : 'database',
+        breaker_state: 'OPEN',
+        retry_after: STORE_RETRY_AFTER_S,
+      },
       { 'retry-after': String(STORE_RETRY_AFTER_S) },
     );
   const status = typeof fe.statusCode === 'number' ? fe.statusCode : 500;

@@ -100,14 +100,26 @@ export function createRateLimitService(deps: {
     msBeforeNext: res.msBeforeNext,
   });
 
-  /** A shared-store operation, or its failure: reported, and a timeout marks Redis as not answering. */
-  async function onShared<T>(op: () => Promise<T>): Promise<{ ok: true; value: T } | { ok: false }> {
+  /**
+   * One decision's failures of the shared store: `onFallback` is told once per decision taken in
+   * process (a check touches two or three counters; each failing one counted it again).
+   */
+  type Decision = { failed?: { error: unknown } };
+  const report = (d: Decision) => {
+    if (d.failed) deps.onFallback?.(d.failed.error);
+  };
+
+  /** A shared-store operation, or its failure: noted, and a timeout marks Redis as not answering. */
+  async function onShared<T>(
+    d: Decision,
+    op: () => Promise<T>,
+  ): Promise<{ ok: true; value: T } | { ok: false }> {
     try {
       deps.health?.check();
       return { ok: true, value: await op() };
     } catch (e) {
       deps.health?.failed(e);
-      deps.onFallback?.(e);
+      d.failed ??= { error: e };
       return { ok: false };
     }
   }
@@ -121,7 +133,7 @@ export function createRateLimitService(deps: {
   const owed = new Map<string, { n: number; until: number }>();
 
   /** Counts one request in a window; a store failure falls back to the in-process counter. */
-  async function take(duration: number, key: string): Promise<Count> {
+  async function take(d: Decision, duration: number, key: string): Promise<Count> {
     const c = counter(duration);
     const local = c.local.consume(key);
     if (!c.primary) return countOf(await local);
@@ -129,7 +141,7 @@ export function createRateLimitService(deps: {
     const owedKey = `${duration}\u0000${key}`;
     const debt = owed.get(owedKey);
     const extra = debt && debt.until > Date.now() ? debt.n : 0;
-    const shared = await onShared(() => primary.consume(key, 1 + extra));
+    const shared = await onShared(d, () => primary.consume(key, 1 + extra));
     const own = await local;
     if (shared.ok) {
       if (debt) owed.delete(owedKey);
@@ -145,16 +157,64 @@ export function createRateLimitService(deps: {
    * Reads a window's count without adding to it; null when the key has no record or when the store
    * cannot tell (a failing store falls back like take does; a failing fallback is unknown).
    */
-  async function peek(duration: number, key: string): Promise<Count | null> {
+  async function peek(d: Decision, duration: number, key: string): Promise<Count | null> {
     const c = counter(duration);
     const primary = c.primary;
-    const shared = primary ? await onShared(() => primary.get(key)) : ({ ok: false } as const);
+    const shared = primary ? await onShared(d, () => primary.get(key)) : ({ ok: false } as const);
     try {
       const res = shared.ok ? shared.value : await c.local.get(key);
       return res ? countOf(res) : null;
     } catch {
       return null;
     }
+  }
+
+  /** Counts one request against every window of `limits` for `key` (see check). */
+  async function decide(d: Decision, key: string, limits: Limits): Promise<LimitDecision> {
+    const now = Date.now();
+    const minute = await take(d, 60, key);
+    let allowed = minute.consumed <= limits.per_minute;
+    let remaining = Math.max(0, limits.per_minute - minute.consumed);
+    const resetAt = now + minute.msBeforeNext;
+    let retryMs = minute.msBeforeNext;
+    let scope: LimitDecision['scope'] = allowed ? undefined : 'minute';
+    const extra = (limits.burst_per_minute ?? limits.per_minute) - limits.per_minute;
+    if (!allowed && extra > 0) {
+      const burst = await take(d, BURST_WINDOW_S, `${key}:burst`);
+      if (burst.consumed <= extra) {
+        // Served from the burst allowance: the announced minute window stays used up (remaining 0),
+        // so the header only ever counts down within a window.
+        allowed = true;
+        scope = undefined;
+        remaining = 0;
+      }
+    }
+    if (!allowed && limits.per_day) {
+      // Refused by the minute: if the day is used up as well, a retry after the minute is still
+      // refused, so the day is the binding window (refusals keep counting against the minute).
+      const day = await peek(d, 86_400, `${key}:day`);
+      if (day && day.consumed >= limits.per_day && day.msBeforeNext > 0) {
+        scope = 'day';
+        retryMs = day.msBeforeNext;
+      }
+    }
+    if (allowed && limits.per_day) {
+      const day = await take(d, 86_400, `${key}:day`);
+      remaining = Math.min(remaining, Math.max(0, limits.per_day - day.consumed));
+      if (day.consumed > limits.per_day) {
+        allowed = false;
+        scope = 'day';
+        retryMs = day.msBeforeNext;
+      }
+    }
+    return {
+      allowed,
+      limit: scope === 'day' && limits.per_day ? limits.per_day : limits.per_minute,
+      remaining: allowed ? remaining : 0,
+      resetAt: scope === 'day' ? now + retryMs : resetAt,
+      retryAfter: Math.max(1, Math.ceil(retryMs / 1000)),
+      scope,
+    };
   }
 
   return {
@@ -169,55 +229,19 @@ export function createRateLimitService(deps: {
       const own = await c.local.get(key);
       if (own && own.consumedPoints > 0 && own.msBeforeNext > 0) await c.local.reward(key, 1);
       const primary = c.primary;
-      if (primary) await onShared(() => primary.reward(key, 1));
+      const d: Decision = {};
+      if (primary) await onShared(d, () => primary.reward(key, 1));
+      report(d);
     },
 
     /** Counts one request against every window of `limits` for `key`. */
     async check(key: string, limits: Limits): Promise<LimitDecision> {
-      const now = Date.now();
-      const minute = await take(60, key);
-      let allowed = minute.consumed <= limits.per_minute;
-      let remaining = Math.max(0, limits.per_minute - minute.consumed);
-      const resetAt = now + minute.msBeforeNext;
-      let retryMs = minute.msBeforeNext;
-      let scope: LimitDecision['scope'] = allowed ? undefined : 'minute';
-      const extra = (limits.burst_per_minute ?? limits.per_minute) - limits.per_minute;
-      if (!allowed && extra > 0) {
-        const burst = await take(BURST_WINDOW_S, `${key}:burst`);
-        if (burst.consumed <= extra) {
-          // Served from the burst allowance: the announced minute window stays used up (remaining 0),
-          // so the header only ever counts down within a window.
-          allowed = true;
-          scope = undefined;
-          remaining = 0;
-        }
+      const d: Decision = {};
+      try {
+        return await decide(d, key, limits);
+      } finally {
+        report(d);
       }
-      if (!allowed && limits.per_day) {
-        // Refused by the minute: if the day is used up as well, a retry after the minute is still
-        // refused, so the day is the binding window (refusals keep counting against the minute).
-        const day = await peek(86_400, `${key}:day`);
-        if (day && day.consumed >= limits.per_day && day.msBeforeNext > 0) {
-          scope = 'day';
-          retryMs = day.msBeforeNext;
-        }
-      }
-      if (allowed && limits.per_day) {
-        const day = await take(86_400, `${key}:day`);
-        remaining = Math.min(remaining, Math.max(0, limits.per_day - day.consumed));
-        if (day.consumed > limits.per_day) {
-          allowed = false;
-          scope = 'day';
-          retryMs = day.msBeforeNext;
-        }
-      }
-      return {
-        allowed,
-        limit: scope === 'day' && limits.per_day ? limits.per_day : limits.per_minute,
-        remaining: allowed ? remaining : 0,
-        resetAt: scope === 'day' ? now + retryMs : resetAt,
-        retryAfter: Math.max(1, Math.ceil(retryMs / 1000)),
-        scope,
-      };
     },
   };
 }

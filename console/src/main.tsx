@@ -108,7 +108,7 @@ function Shell({ me, onSignOut }: { me: WhoAmI; onSignOut: () => void }) {
   else if (first === 'evaluations' && second) screen = <EvaluationDetail id={second} />;
   else if (first === 'audit') screen = <AuditSearch query={route.query} />;
   else if (first === 'rules') screen = <RulesCatalogue />;
-  else if (first === 'try') screen = <TryEvaluation me={me} />;
+  else if (first === 'try') screen = <TryEvaluation me={me} onEvaluated={changed} />;
 
   const nav: Array<[string, string]> = [
     ['cases', 'Cases'],

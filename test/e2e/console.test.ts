@@ -49,6 +49,8 @@ async function seed(env: Record<string, string>) {
     await deps.clients.addOfficer('acme', 'olga', 'e2e');
     await deps.clients.addOfficer('acme', 'bruno', 'e2e');
     const key = await deps.keys.create('acme', { officer: 'olga', actor: 'e2e' });
+    // For the sandbox service (MICA_ENVIRONMENT=sandbox), where "Try an evaluation" is offered.
+    const testKey = await deps.keys.create('acme', { officer: 'bruno', sandbox: true, actor: 'e2e' });
     await deps.commands('webhooks.add', { kind: 'txmon-a', client_id: 'acme', secret: 'acme-secret' }, 'e2e');
     const app = await buildApp(deps, { logger: false });
     const body = vendorBody('txmon-a', {
@@ -86,7 +88,13 @@ async function seed(env: Record<string, string>) {
            WHERE id = ${id}::uuid`.execute(deps.db);
     await back('cases', ack.case_id);
     await back('alerts', ack.platform_alert_id);
-    return { key: key.key, keyId: key.key_id, ...ack, lowAlertId: low.json().platform_alert_id as string };
+    return {
+      key: key.key,
+      keyId: key.key_id,
+      testKey: testKey.key,
+      ...ack,
+      lowAlertId: low.json().platform_alert_id as string,
+    };
   } finally {
     await deps.close();
   }
@@ -96,6 +104,31 @@ describe('web console, end to end in Chromium', () => {
   let server: ServerProcess | undefined;
   let browser: Browser | undefined;
   const present = existsSync(CHROMIUM);
+  const launch = async (): Promise<Browser> => {
+    if (browser) return browser;
+    const { chromium } = await import('playwright-core');
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    });
+    return browser;
+  };
+  /** Skips (or fails, where the browser is required) a test without Chromium; true when it may run. */
+  const canRun = (t: { skip: (why: string) => void }) => {
+    if (present) return true;
+    if (REQUIRED) assert.fail(`${CHROMIUM} is missing: install Debian's chromium (apt-get install chromium)`);
+    t.skip(
+      `${CHROMIUM} is not installed (apt-get install chromium); set MICA_E2E_REQUIRED=1 to fail instead`,
+    );
+    return false;
+  };
 
   before(async () => {
     if (!present) return;
@@ -110,14 +143,7 @@ describe('web console, end to end in Chromium', () => {
   });
 
   it('signs in, works the overdue case through to closed, and finds the moves in the export', async (t) => {
-    if (!present) {
-      if (REQUIRED)
-        assert.fail(`${CHROMIUM} is missing: install Debian's chromium (apt-get install chromium)`);
-      t.skip(
-        `${CHROMIUM} is not installed (apt-get install chromium); set MICA_E2E_REQUIRED=1 to fail instead`,
-      );
-      return;
-    }
+    if (!canRun(t)) return;
     mkdirSync(ARTIFACTS, { recursive: true });
     const dataDir = tempDataDir();
     if (TEST_DATABASE_URL) await (await freshDatabase()).close();
@@ -154,19 +180,7 @@ describe('web console, end to end in Chromium', () => {
       full_cdd_complete: true,
     });
 
-    const { chromium } = await import('playwright-core');
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
-    const context = await browser.newContext({
+    const context = await (await launch()).newContext({
       viewport: { width: 1280, height: 800 },
       acceptDownloads: true,
     });
@@ -420,6 +434,151 @@ describe('web console, end to end in Chromium', () => {
     await shot(page, '12-signed-out', { width: 390, height: 844 });
 
     assert.deepEqual(foreign, [], 'the console makes no request beyond its own origin');
+    assert.deepEqual(pageErrors, [], 'no script error on any screen');
+  });
+
+  it('sandbox: refuses an unsendable key, refreshes the counts after a try, searches audit days in local time', async (t) => {
+    if (!canRun(t)) return;
+    await server?.stop();
+    server = undefined;
+    mkdirSync(ARTIFACTS, { recursive: true });
+    const dataDir = tempDataDir();
+    if (TEST_DATABASE_URL) await (await freshDatabase()).close();
+    const env: Record<string, string> = {
+      MICA_DATA_DIR: dataDir,
+      MICA_SECRET_KEY: TEST_SECRET_KEY,
+      ...(TEST_DATABASE_URL ? { DATABASE_URL: TEST_DATABASE_URL } : {}),
+    };
+    const s = await seed(env);
+    server = await startServerProcess({
+      ...env,
+      MICA_DEMO_SEED: 'false',
+      STR_SWEEP_CRON: 'off',
+      MICA_ENVIRONMENT: 'sandbox',
+    });
+    // A time zone where the officer's day is not the UTC day at this hour (the rows are shown in
+    // it): Pago Pago (UTC-11) before 10:30 UTC, where it is still yesterday; Kiritimati (UTC+14)
+    // from then on, where it is already tomorrow.
+    const now = new Date();
+    const [zone, offset] =
+      now.getUTCHours() * 60 + now.getUTCMinutes() < 630
+        ? ['Pacific/Pago_Pago', '-11:00']
+        : ['Pacific/Kiritimati', '+14:00'];
+    const context = await (await launch()).newContext({
+      viewport: { width: 1280, height: 800 },
+      acceptDownloads: true,
+      timezoneId: zone,
+    });
+    const page = await context.newPage();
+    const consoleErrors: string[] = [];
+    page.on('console', (m) => {
+      if (m.type() === 'error') consoleErrors.push(`${m.text()} (${m.location().url})`);
+    });
+    const pageErrors: string[] = [];
+    page.on('pageerror', (e) => pageErrors.push(e.message));
+    const origin = new URL(server.url).origin;
+    const apiRequests: string[] = [];
+    page.on('request', (r) => {
+      const u = new URL(r.url());
+      if (u.origin === origin && u.pathname.startsWith('/api/')) apiRequests.push(`${u.pathname}${u.search}`);
+    });
+
+    // The page declares its icon: the browser asks for no /favicon.ico (a 404 in the console).
+    await page.goto(`${server.url}/console/`);
+    await page.getByLabel('API key').waitFor();
+    const icon = await page.locator('link[rel="icon"]').getAttribute('href');
+    assert.match(icon ?? '', /^data:image\/svg\+xml,/);
+
+    // A key autocorrect changed (an en dash for its hyphen) cannot go into a header: it is refused
+    // as not a key, not sent, and not taken for a service out of reach.
+    await page.getByLabel('API key').fill(s.testKey.replace('mica_test_', 'mica–test_'));
+    await page.keyboard.press('Enter');
+    const refused = page.getByRole('alert').filter({ hasText: 'Sign-in failed' });
+    await refused.waitFor();
+    assert.match(
+      await refused.innerText(),
+      /This is not a valid key: it contains characters a key never has \(“–”/,
+    );
+    assert.doesNotMatch(await refused.innerText(), /cannot be reached/);
+    assert.equal(apiRequests.length, 0, `nothing was sent: ${apiRequests}`);
+    await shot(page, '13-sign-in-invalid-key');
+
+    await page.getByLabel('API key').fill(s.testKey);
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Cases', level: 1 }).waitFor();
+    const openCases = page.getByTestId('cases-open');
+    await page.waitForFunction(() =>
+      /\d/.test(document.querySelector('[data-testid="cases-open"]')?.textContent ?? ''),
+    );
+    const before = Number.parseInt(await openCases.innerText(), 10);
+
+    // Try an evaluation: the example blocks a transfer and opens a case; the counts bar says so at
+    // once, not at its next 30 s refresh.
+    await page.getByRole('link', { name: 'Try an evaluation' }).click();
+    await page.getByRole('heading', { name: 'Try an evaluation (sandbox)', level: 1 }).waitFor();
+    await page.getByRole('button', { name: 'Evaluate' }).click();
+    await page.getByRole('heading', { name: 'Rules', level: 2 }).waitFor();
+    const evaluationId = /#\/evaluations\/([^/?]+)/.exec(page.url())?.[1];
+    assert.ok(evaluationId, page.url());
+    await openCases.getByText(String(before + 1), { exact: true }).waitFor({ timeout: 5_000 });
+
+    // Audit days are days in the officer's time zone, which the form names; each is sent as the
+    // instant that day starts there. The evaluation's local day is not its UTC day here.
+    const res = await fetch(`${server.url}/api/console/evaluations/${evaluationId}`, {
+      headers: { authorization: `Bearer ${s.testKey}` },
+    });
+    assert.equal(res.status, 200, await res.clone().text());
+    const at = new Date(((await res.json()) as { evaluated_at: string }).evaluated_at);
+    const dayIn = (d: Date) => new Intl.DateTimeFormat('en-CA', { timeZone: zone }).format(d);
+    const day = dayIn(at);
+    const next = dayIn(new Date(at.getTime() + 86_400_000));
+    assert.notEqual(day, at.toISOString().slice(0, 10), 'the local day is not the UTC day');
+    await page.goto(`${server.url}/console/#/audit`);
+    await page.getByRole('heading', { name: 'Audit', level: 1 }).waitFor();
+    assert.match(
+      await page.getByTestId('audit-zone').innerText(),
+      new RegExp(`Dates are days in your time zone, ${zone} \\(UTC\\${offset} now\\)`),
+    );
+    await page.getByLabel('From').fill(day);
+    await page.getByLabel('To (exclusive)').fill(next);
+    apiRequests.length = 0;
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.locator('td', { hasText: 'MICA-CDD-002' }).first().waitFor();
+    const from = `${day}T00:00:00${offset}`;
+    const to = `${next}T00:00:00${offset}`;
+    const searched = apiRequests.find((u) => u.startsWith('/api/mica/audit/evaluations?'));
+    assert.ok(searched, apiRequests.join(', '));
+    const q = new URL(searched, origin).searchParams;
+    assert.deepEqual([q.get('from'), q.get('to')], [from, to]);
+    // The address keeps the instants (bookmarkable, the same rows in any time zone), the form the days.
+    const hash = new URLSearchParams(new URL(page.url()).hash.split('?')[1]);
+    assert.deepEqual([hash.get('from'), hash.get('to')], [from, to]);
+    assert.equal(await page.getByLabel('From').inputValue(), day);
+    assert.match(
+      await page.getByTestId('audit-span').innerText(),
+      /^Rows from .* up to .* \(not included\)\.$/,
+    );
+    assert.ok(
+      (await page.locator('table tbody tr').allInnerTexts()).every((r) =>
+        r.includes(evaluationId.slice(0, 8)),
+      ),
+      'only the rows of that day',
+    );
+    await shot(page, '14-audit-local-days');
+    // The export takes the same instants.
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Export CSV' }).click(),
+    ]);
+    assert.match(readFileSync((await download.path())!, 'utf8'), new RegExp(evaluationId));
+    // The day after finds nothing.
+    await page.getByLabel('From').fill(next);
+    await page.getByLabel('To (exclusive)').fill(dayIn(new Date(at.getTime() + 2 * 86_400_000)));
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.locator('p.empty').waitFor();
+
+    await context.close();
+    assert.deepEqual(consoleErrors, [], 'no error in the browser console (no /favicon.ico 404)');
     assert.deepEqual(pageErrors, [], 'no script error on any screen');
   });
 });

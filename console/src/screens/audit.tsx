@@ -1,14 +1,14 @@
 import type { VNode } from 'preact';
 import { useState } from 'preact/hooks';
 import { type AuditRow, qs, type TransitionRow, withParam } from '../api.ts';
-import { label, shortId, when } from '../format.ts';
+import { label, localOffset, localZone, readBound, shortId, when } from '../format.ts';
 import { href, navigate } from '../router.ts';
 import { actorText, DataTable, ErrorBox, ExportButtons, Field, SeverityBadge, useDownload } from '../ui.tsx';
 import { PagedBody, usePaged } from './queue.tsx';
 import { Conditions } from './triggered.tsx';
 
 const EVAL_FIELDS = [
-  ['from', 'From (date or date-time)'],
+  ['from', 'From'],
   ['to', 'To (exclusive)'],
   ['rule_id', 'Rule'],
   ['customer_id', 'Customer'],
@@ -16,11 +16,20 @@ const EVAL_FIELDS = [
   ['evaluation_id', 'Evaluation'],
 ] as const;
 const TRANSITION_FIELDS = [
-  ['from', 'From (date or date-time)'],
+  ['from', 'From'],
   ['to', 'To (exclusive)'],
   ['case_id', 'Case (id or number)'],
 ] as const;
 
+const BOUNDS = new Set(['from', 'to']);
+
+/**
+ * The search form. From and To are days in the officer's time zone, the one the rows are shown in:
+ * applied, each becomes the instant its day starts there, with its offset (2026-11-26 in Los Angeles
+ * is 2026-11-26T00:00:00-08:00), which is what the address keeps and the service is sent. A bound the
+ * address holds that is not the start of a local day (a link made in another time zone) is kept as it
+ * is while its day is left unchanged.
+ */
 function Filters({
   fields,
   values,
@@ -30,29 +39,72 @@ function Filters({
   values: Record<string, string>;
   onApply: (v: Record<string, string>) => void;
 }) {
-  const [draft, setDraft] = useState(values);
+  const shown = (k: string) => (BOUNDS.has(k) && values[k] ? readBound(values[k]).day : (values[k] ?? ''));
+  const [draft, setDraft] = useState(() => Object.fromEntries(fields.map(([k]) => [k, shown(k)])));
+  const zone = localZone();
   return (
     <form
       class="filters"
       onSubmit={(e) => {
         e.preventDefault();
-        onApply(draft);
+        const applied: Record<string, string> = {};
+        for (const [k] of fields) {
+          const v = draft[k] ?? '';
+          if (!v) continue;
+          if (!BOUNDS.has(k)) applied[k] = v;
+          else if (values[k] && v === shown(k)) applied[k] = values[k];
+          else applied[k] = readBound(v).instant;
+        }
+        onApply(applied);
       }}
     >
-      {fields.map(([k, text]) => (
-        <Field id={`a-${k}`} label={text} key={k}>
-          <input
-            id={`a-${k}`}
-            value={draft[k] ?? ''}
-            placeholder={k === 'from' || k === 'to' ? 'YYYY-MM-DD' : ''}
-            onInput={(e) => setDraft({ ...draft, [k]: (e.target as HTMLInputElement).value.trim() })}
-          />
-        </Field>
-      ))}
+      {fields.map(([k, text]) => {
+        const onInput = (e: Event) =>
+          setDraft({ ...draft, [k]: (e.target as HTMLInputElement).value.trim() });
+        return (
+          <Field id={`a-${k}`} label={text} key={k}>
+            {BOUNDS.has(k) ? (
+              <input
+                id={`a-${k}`}
+                type="date"
+                value={draft[k] ?? ''}
+                aria-describedby="a-zone"
+                onInput={onInput}
+              />
+            ) : (
+              <input id={`a-${k}`} value={draft[k] ?? ''} onInput={onInput} />
+            )}
+          </Field>
+        );
+      })}
       <button type="submit" class="primary">
         Search
       </button>
+      <p class="hint" id="a-zone" data-testid="audit-zone">
+        Dates are days in your time zone, {zone} (UTC{localOffset(new Date())} now), as the rows are shown: a
+        search runs from the start of its From day to the start of its To day.
+      </p>
     </form>
+  );
+}
+
+/** The exact span searched, in the reader's time, when the search has a bound. */
+function SearchedSpan({ values }: { values: Record<string, string> }) {
+  if (!values.from && !values.to) return null;
+  const at = (v: string | undefined) => {
+    const b = v ? readBound(v) : undefined;
+    return b?.date ? when(b.date.toISOString()) : b?.instant;
+  };
+  const from = at(values.from);
+  const to = at(values.to);
+  return (
+    <p class="hint" data-testid="audit-span">
+      {from && to
+        ? `Rows from ${from} up to ${to} (not included).`
+        : from
+          ? `Rows from ${from} on.`
+          : `Rows before ${to}.`}
+    </p>
   );
 }
 
@@ -76,11 +128,15 @@ function AuditRows<T>({
   heads: readonly string[];
   row: (r: T, i: number) => VNode;
 }) {
-  const url = `${path}${qs(values)}`;
+  // The service is sent each bound as the instant it stands for (a day alone would be its UTC midnight).
+  const sent = { ...values };
+  for (const k of BOUNDS) if (values[k]) sent[k] = readBound(values[k]).instant;
+  const url = `${path}${qs(sent)}`;
   const paged = usePaged<T>(withParam(url, 'limit', 100));
   const [exportError, exportAs] = useDownload();
   return (
     <>
+      <SearchedSpan values={values} />
       <div class="buttons">
         <ExportButtons
           onExport={(format) => exportAs(withParam(url, 'format', format), `${file}.${format}`)}

@@ -102,8 +102,11 @@ const EXAMPLE = {
   data: { customer_id: 'c-1', customer_verified: true, amount_eur: 1500, full_cdd_complete: false },
 };
 
-/** A free-form evaluation for sandbox keys: the live service never offers it. */
-export function TryEvaluation({ me }: { me: WhoAmI }) {
+/**
+ * A free-form evaluation for sandbox keys: the live service never offers it. `onEvaluated` runs once an
+ * evaluation is recorded (it may have opened cases and alerts: the counts are refreshed).
+ */
+export function TryEvaluation({ me, onEvaluated }: { me: WhoAmI; onEvaluated?: () => void }) {
   const [text, setText] = useState(JSON.stringify({ ...EXAMPLE, client_id: me.client_id }, null, 2));
   const { error, setError, busy, run } = useAction();
   if (!me.sandbox)
@@ -126,6 +129,7 @@ export function TryEvaluation({ me }: { me: WhoAmI }) {
     }
     void run(async () => {
       const r = await postJson<EvaluationResponse>('/api/mica/evaluate', body);
+      onEvaluated?.();
       navigate(`/evaluations/${r.evaluation_id}`);
     });
   };

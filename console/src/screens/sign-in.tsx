@@ -1,17 +1,37 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { getJson, storeKey, type WhoAmI } from '../api.ts';
+import { ApiError, getJson, storeKey, type WhoAmI } from '../api.ts';
 import { ErrorBox, Field, useAction } from '../ui.tsx';
+
+/**
+ * Why a key cannot be one, before it is sent: a key is printable ASCII only (mica_live_ and base64url).
+ * A character outside it (an en dash put in by autocorrect, a letter with an accent, a line break)
+ * could not even go into the request's header: the browser would refuse to send it, and the officer
+ * would be told the service cannot be reached.
+ */
+export function keyProblem(key: string): string | undefined {
+  const bad = /[^\x21-\x7e]/u.exec(key);
+  if (!bad) return undefined;
+  const c = bad[0];
+  const code = `U+${(c.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`;
+  const shown = /\s/u.test(c) ? 'a space or line break' : `“${c}”`;
+  return `This is not a valid key: it contains characters a key never has (${shown}, ${code}, at position ${bad.index + 1}). A key has only letters, digits, “_” and “-”: paste it again as it was issued (autocorrect may have changed a hyphen).`;
+}
 
 /** Sign-in with an API key; the key is kept in this tab's sessionStorage only. */
 export function SignIn({ onSignedIn, notice }: { onSignedIn: (me: WhoAmI) => void; notice?: string }) {
   const [key, setKey] = useState('');
-  const { error, busy, run } = useAction();
+  const { error, setError, busy, run } = useAction();
   const input = useRef<HTMLInputElement>(null);
   useEffect(() => input.current?.focus(), []);
   const submit = (e: Event) => {
     e.preventDefault();
     const k = key.trim();
     if (!k) return;
+    const problem = keyProblem(k);
+    if (problem) {
+      setError(new ApiError(401, 'INVALID_KEY', problem));
+      return;
+    }
     void run(
       async () => {
         const me = await getJson<WhoAmI>('/api/console/whoami', k);

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { AppError } from '../errors.ts';
+import { withProblems } from '../errors.ts';
 import { rangeProblems } from '../services/audit.service.ts';
 import { toAppError } from './plugins/error-handler.ts';
 
@@ -16,7 +16,5 @@ export function refuseInvalidQuery(req: FastifyRequest): void {
   const q = (req.query ?? {}) as Record<string, unknown>;
   const unreported = (field: 'from' | 'to') =>
     typeof q[field] === 'string' && !errors.some((e) => e.startsWith(`${field}:`)) ? q[field] : undefined;
-  const dates = rangeProblems({ from: unreported('from'), to: unreported('to') });
-  if (dates.length === 0) throw err;
-  throw new AppError(err.code, err.message, { ...err.details, errors: [...errors, ...dates] });
+  throw withProblems(err, rangeProblems({ from: unreported('from'), to: unreported('to') }));
 }

@@ -98,6 +98,8 @@ interface Form {
   hist: Uint16Array | undefined;
   /** Whether the form can be matched at all (set when the index is built: see `usable`). */
   usable: boolean;
+  /** A shortened name kept for its distinctive given name alone: matched with no word spelt otherwise. */
+  givenOnly?: boolean;
 }
 
 // Words that belong to the word after them: "DE LA CRUZ", "AL HAYALI", "BIN LADEN", "VAN DIJK".
@@ -553,14 +555,15 @@ function indexOf(collected: Collected, options: NameIndexOptions): NameIndex {
   // (GUZMAN: 11 parties, the relatives of one cartel), "Viktor Bout" are kept. So is a shortened
   // name keeping a distinctive given name, whatever its surname: "Muzahim al-Tikriti" from
   // "MUZAHIM SA'B HASSAN AL-TIKRITI" (TIKRITI: 71 parties, MUZAHIM 2: OFAC and UN list the same man).
-  const usable = collected.forms.filter((f) =>
-    f.tokens.length === 1
-      ? !f.individual || distinctive(f.norm)
-      : f.surname === undefined ||
-        f.surname.some(distinctive) ||
-        twoRare(f.tokens, f.surname) ||
-        f.tokens.some((w) => !f.surname!.includes(w) && distinctive(w)),
-  );
+  // Such a name is matched with no word spelt otherwise: "Aisha Salem" is not "AISHA
+  // MUHAMMED ABDUL SALAM" shortened (AISHA: rare in the lists, not in the world).
+  const byGivenName = (f: Form) => f.tokens.some((w) => !f.surname!.includes(w) && distinctive(w));
+  const usable = collected.forms.filter((f) => {
+    if (f.tokens.length === 1) return !f.individual || distinctive(f.norm);
+    if (f.surname === undefined || f.surname.some(distinctive) || twoRare(f.tokens, f.surname)) return true;
+    f.givenOnly = byGivenName(f);
+    return f.givenOnly;
+  });
   function twoRare(tokens: string[], surname: string[]): boolean {
     return surname.some((w) => rarity(w) > 0) && new Set(tokens.filter((w) => rarity(w) > 0)).size >= 2;
   }
@@ -649,6 +652,7 @@ function indexOf(collected: Collected, options: NameIndexOptions): NameIndex {
       : align(words, form.tokens, floor, FUZZY_WORD_MIN_OTHER, { rarity, common, listed });
     const slack = form.individual ? 0 : 1;
     if (a.pairs < 2 || a.leftQuery + a.leftForm > slack) return 0;
+    if (form.givenOnly && a.fuzzy > 0) return 0;
     if (a.evidence) return a.score;
     if (!form.individual) return 0;
     if (a.supporting >= 2) return a.score;

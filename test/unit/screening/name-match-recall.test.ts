@@ -109,6 +109,10 @@ describe('given name and surname only, the given name distinctive', () => {
     // Common given names with that surname are many people: nobody.
     for (const name of ['Ali Tikriti', 'Saddam Tikriti', 'Hala Al-Tikriti'])
       assert.deepEqual(hits(name), [], name);
+    // Kept for its given name alone, such a name matches only with every word equal: AISHA is rare
+    // in the lists, not in the world ("Aisha Muhammed Abdul Salam", UN LYi.009).
+    finds('Aisha Salam', 'un:LYi.009');
+    assert.deepEqual(hits('Aisha Salem'), []);
   });
 });
 

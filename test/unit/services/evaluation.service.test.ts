@@ -137,7 +137,10 @@ describe('evaluation service: a re-evaluation without its amount or customer', (
         data: { customer_verified: true, full_cdd_complete: false, ...data },
       });
     const sum = (customer: string) => window.priorSum('acme', customer, new Date(0), 'none');
-    return { tx, sum, slow: () => void (slowWrites = 1) };
+    const slow = () => {
+      slowWrites = 1;
+    };
+    return { tx, sum, slow };
   }
 
   it('files the amount counted when its turn comes, not the one read before it waited', async () => {

@@ -137,6 +137,17 @@ describe('web console, end to end in Chromium', () => {
       await build({ configFile: 'console/vite.config.ts', logLevel: 'warn' });
     }
   });
+  /** A fresh store for one server run (a new data dir; on PostgreSQL, the database reset). */
+  async function freshServerEnv(): Promise<Record<string, string>> {
+    mkdirSync(ARTIFACTS, { recursive: true });
+    if (TEST_DATABASE_URL) await (await freshDatabase()).close();
+    return {
+      MICA_DATA_DIR: tempDataDir(),
+      MICA_SECRET_KEY: TEST_SECRET_KEY,
+      ...(TEST_DATABASE_URL ? { DATABASE_URL: TEST_DATABASE_URL } : {}),
+    };
+  }
+
   after(async () => {
     await browser?.close();
     await server?.stop();
@@ -144,14 +155,7 @@ describe('web console, end to end in Chromium', () => {
 
   it('signs in, works the overdue case through to closed, and finds the moves in the export', async (t) => {
     if (!canRun(t)) return;
-    mkdirSync(ARTIFACTS, { recursive: true });
-    const dataDir = tempDataDir();
-    if (TEST_DATABASE_URL) await (await freshDatabase()).close();
-    const env: Record<string, string> = {
-      MICA_DATA_DIR: dataDir,
-      MICA_SECRET_KEY: TEST_SECRET_KEY,
-      ...(TEST_DATABASE_URL ? { DATABASE_URL: TEST_DATABASE_URL } : {}),
-    };
+    const env = await freshServerEnv();
     const s = await seed(env);
     server = await startServerProcess({ ...env, MICA_DEMO_SEED: 'false', STR_SWEEP_CRON: 'off' });
     const api = (path: string, init: RequestInit = {}) =>
@@ -441,14 +445,7 @@ describe('web console, end to end in Chromium', () => {
     if (!canRun(t)) return;
     await server?.stop();
     server = undefined;
-    mkdirSync(ARTIFACTS, { recursive: true });
-    const dataDir = tempDataDir();
-    if (TEST_DATABASE_URL) await (await freshDatabase()).close();
-    const env: Record<string, string> = {
-      MICA_DATA_DIR: dataDir,
-      MICA_SECRET_KEY: TEST_SECRET_KEY,
-      ...(TEST_DATABASE_URL ? { DATABASE_URL: TEST_DATABASE_URL } : {}),
-    };
+    const env = await freshServerEnv();
     const s = await seed(env);
     server = await startServerProcess({
       ...env,

@@ -101,6 +101,36 @@ describe('listed names written with a slip, joined, or without a particle (OFAC 
   });
 });
 
+describe('a joined word of six letters or more is the two words as written, not a slip', () => {
+  test('"Altikriti" is AL-TIKRITI: the names that "Al-Tikriti" finds', () => {
+    for (const [name, entries] of [
+      ['Muzahim Altikriti', ['ofac:7854', 'un:IQi.012']],
+      ['Yasir Altikriti', ['ofac:9329', 'un:IQi.081']],
+      ['Saddam Husein Altikriti', ['ofac:7843', 'un:IQi.001']],
+    ] as const)
+      for (const entry of entries) finds(name, entry);
+    const saja = index.search('Saja Barzan Ibrahim Hasan Altikriti');
+    assert.ok(
+      saja.some((m) => m.score === 1),
+      JSON.stringify(saja.map((m) => m.score)),
+    );
+  });
+});
+
+describe('a misspelt word beside common words only is another name', () => {
+  test('one slip from a listed word, with no other rare word as written: nobody', () => {
+    for (const name of [
+      'Antonio Ropero',
+      'Jose Alejandra Gil Garcia',
+      'Sergiy Rodriguez Lopez',
+      'Hussein Saddah',
+    ])
+      assert.deepEqual(hits(name), [], name);
+    // With a rare word as written beside it, the slip is the listed name: SADDAM, then Husein.
+    finds('Saddam Husein', 'ofac:7843');
+  });
+});
+
 describe('given name and surname only, the given name distinctive', () => {
   test('a rare given name with a common surname: "Muzahim al-Tikriti" (TIKRITI: 71 parties)', () => {
     finds('Muzahim Al-Tikriti', 'un:IQi.012'); // MUZAHIM SA'B HASSAN AL-TIKRITI

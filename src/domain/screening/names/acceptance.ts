@@ -48,6 +48,6 @@ export function judge(words: string[], form: Form, threshold: number, exact: boo
   // HUSSEIN) when another word paired is rare as written (SADDAM); of common words alone
   // ("Ahmed Ali" / "ALI, Hamed") many people are named. Short words one slip apart are often two
   // names (Juan / JIAN, Patel / PATEK): never the one misspelt word.
-  const slip = a.fuzzyListed === 0 || (a.fuzzyListedFar === 0 && a.supporting > 0);
+  const slip = a.fuzzyListed === 0 || (a.fuzzyListedFar === 0 && a.supportingExact > 0);
   return exact && form.surname === undefined && a.fuzzy === 1 && a.short === 0 && slip ? a.score : 0;
 }

@@ -59,6 +59,8 @@ export interface Alignment {
   evidence: boolean;
   /** Distinct listed words of rarity 1 or 2 paired, not reached by a common query word's spelling. */
   supporting: number;
+  /** Of those, the ones paired as written (the rare word beside a misspelt one must be itself). */
+  supportingExact: number;
   /** Pairs of different spellings (not equal words, not one word written as two). */
   fuzzy: number;
   /** Of those, pairs whose query word some listed party carries (MUSHTAHA / MUSTAFA): a name, no slip. */
@@ -92,6 +94,7 @@ export function align(query: string[], form: string[], floor: number, min: numbe
   let fuzzyListedFar = 0;
   let short = 0;
   let weighted = 0;
+  const supportingExact = new Set<string>();
   /** `score` 1 for equal words; `weak` for a short word's slip, which pairs but proves nothing. */
   const pair = (queryWord: string, formWords: string[], exact: boolean, score = 1, weak = false) => {
     pairs++;
@@ -107,6 +110,7 @@ export function align(query: string[], form: string[], floor: number, min: numbe
     const rarity = Math.max(...formWords.map(words.rarity));
     if (rarity > 0 && !otherName && !weak) {
       supporting.add(formWords.join(' '));
+      if (exact) supportingExact.add(formWords.join(' '));
       if (rarity === 2) evidence = true;
     }
   };
@@ -118,6 +122,26 @@ export function align(query: string[], form: string[], floor: number, min: numbe
     q.splice(i--, 1);
     f.splice(j, 1);
   }
+  // One word on one side written as two on the other, before close spellings: ALTIKRITI is
+  // AL + TIKRITI as written, not a misspelt TIKRITI beside a dropped particle.
+  const joined = (one: string[], two: string[], twoOnForm: boolean) => {
+    for (let k = 0; k < one.length; k++)
+      for (let a = 0; a < two.length; a++)
+        for (let b = 0; b < two.length; b++) {
+          if (a === b) continue;
+          const x = two[a]!;
+          const y = two[b]!;
+          if (x + y !== one[k]) continue;
+          if (twoOnForm) pair(one[k]!, [x, y], true);
+          else pair(x + y, [one[k]!], true);
+          one.splice(k, 1);
+          two.splice(two.indexOf(x), 1);
+          two.splice(two.indexOf(y), 1);
+          return true;
+        }
+    return false;
+  };
+  while (q.length > 0 && f.length > 0 && (joined(f, q, false) || joined(q, f, true)));
   // Close spellings, best first.
   const candidates: [number, number, number, boolean][] = [];
   for (let i = 0; i < q.length; i++)
@@ -137,25 +161,6 @@ export function align(query: string[], form: string[], floor: number, min: numbe
   }
   const restQ = q.filter((_, i) => !usedQ.has(i));
   const restF = f.filter((_, j) => !usedF.has(j));
-  // One word on one side written as two on the other.
-  const joined = (one: string[], two: string[], twoOnForm: boolean) => {
-    for (let k = 0; k < one.length; k++)
-      for (let a = 0; a < two.length; a++)
-        for (let b = 0; b < two.length; b++) {
-          if (a === b) continue;
-          const x = two[a]!;
-          const y = two[b]!;
-          if (x + y !== one[k]) continue;
-          if (twoOnForm) pair(one[k]!, [x, y], true);
-          else pair(x + y, [one[k]!], true);
-          one.splice(k, 1);
-          two.splice(two.indexOf(x), 1);
-          two.splice(two.indexOf(y), 1);
-          return true;
-        }
-    return false;
-  };
-  while (restQ.length > 0 && restF.length > 0 && (joined(restF, restQ, false) || joined(restQ, restF, true)));
   const kept = (w: string) => !DROPPABLE.has(w);
   const letters = (ws: string[]) => ws.reduce((n, w) => n + w.length, 0);
   const leftQuery = restQ.filter(kept);
@@ -168,6 +173,7 @@ export function align(query: string[], form: string[], floor: number, min: numbe
     leftForm: leftForm.length,
     evidence,
     supporting: supporting.size,
+    supportingExact: supportingExact.size,
     fuzzy,
     fuzzyListed,
     fuzzyListedFar,

@@ -5,6 +5,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } 
 import type { Logger } from 'pino';
 import type { Deps } from './deps.ts';
 import { AppError } from './errors.ts';
+import { withHeadersAndIds } from './http/openapi-document.ts';
 import { registerAuth } from './http/plugins/auth.ts';
 import {
   clientErrorHandler,
@@ -144,6 +145,8 @@ export async function buildApp(deps: Deps, opts: { logger?: Logger | false } = {
       },
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
     },
+    transformObject: (doc) =>
+      withHeadersAndIds('openapiObject' in doc ? doc.openapiObject : doc.swaggerObject),
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());

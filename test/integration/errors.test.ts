@@ -478,6 +478,21 @@ describe('documentation and health', () => {
     for (const status of ['400', '429', '503'])
       assert.ok(doc.paths['/api/mica/evaluations/{evaluation_id}'].get.responses[status], status);
     assert.match(doc.info.description, /X-RateLimit-Remaining/);
+    // The headers are declared on the answers too, and every operation has its own id.
+    const evaluate = doc.paths['/api/mica/evaluate'].post.responses;
+    for (const h of ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'])
+      assert.ok(evaluate['200'].headers?.[h], h);
+    assert.ok(evaluate['429'].headers?.['Retry-After']);
+    assert.ok(doc.paths['/api/mica/audit/evaluations'].get.responses['200'].headers?.['Content-Disposition']);
+    const ids = Object.values(doc.paths).flatMap((item) =>
+      Object.values(item as Record<string, { operationId?: string }>).map((op) => op.operationId),
+    );
+    assert.ok(
+      ids.every((id) => typeof id === 'string' && /^[a-z]+[A-Za-z0-9]*$/.test(id)),
+      ids.join(' '),
+    );
+    assert.equal(new Set(ids).size, ids.length, 'operation ids are unique');
+    assert.equal(evaluate['200'] && doc.paths['/api/mica/evaluate'].post.operationId, 'postApiMicaEvaluate');
     // A webhook's body and signature header, documented (the route reads the raw bytes itself).
     const hook = doc.paths['/api/webhooks/screening'].post;
     assert.deepEqual(hook.requestBody.content['application/json'].schema.required, ['id', 'event', 'data']);

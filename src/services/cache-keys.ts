@@ -20,6 +20,8 @@ const PREFIX: Readonly<Record<CacheNamespace, string>> = Object.freeze({
 });
 
 const EVM_ADDRESS = /^0x[0-9a-f]{40}$/i;
+/** A Bitcoin segwit address (BIP-173): written all lower- or all upper-case (QR codes), one address. */
+const BECH32_ADDRESS = /^(?:bc1[02-9ac-hj-np-z]+|BC1[02-9AC-HJ-NP-Z]+)$/;
 
 /** Every key of one client in one cache starts with this. */
 export function cachePrefix(ns: CacheNamespace, clientId: string): string {
@@ -28,13 +30,14 @@ export function cachePrefix(ns: CacheNamespace, clientId: string): string {
 
 /**
  * The address as it appears in a key: EVM addresses lower-cased (one account whatever the
- * checksum casing), every other form exactly as given (base58 is case-sensitive).
+ * checksum casing), bech32 too (`BC1Q…` is `bc1q…`: two entries, and invalidating one spelling
+ * left the other answering), every other form exactly as given (base58 is case-sensitive).
  */
 export function walletAddressKeyPart(address: string): string {
-  return EVM_ADDRESS.test(address) ? address.toLowerCase() : address;
+  return EVM_ADDRESS.test(address) || BECH32_ADDRESS.test(address) ? address.toLowerCase() : address;
 }
 
-/** `wallet:{client_id}:{address, lower-cased for EVM}:{blockchain}`. */
+/** `wallet:{client_id}:{address, lower-cased for EVM and bech32}:{blockchain}`. */
 export function walletCacheKey(clientId: string, address: string, blockchain: string): string {
   return `${cachePrefix('wallet_screening', clientId)}${walletAddressKeyPart(address)}:${blockchain}`;
 }

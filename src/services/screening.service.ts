@@ -151,7 +151,7 @@ export function createScreeningService(deps: {
       const fingerprint = `lists=${lists.tag};vendors=${deps.vendors.names.join(',')};${rulesFingerprint(ctx?.settings)}`;
       if (!cacheable) return screenUncached(principal, req, by, lists, ctx, names, undefined);
       const cached = await cacheGet(key);
-      // The address is echoed as given, and one key serves every casing of an EVM address.
+      // The address is echoed as given, and one key serves every casing of an EVM or bech32 address.
       if (cached?.startsWith(`${fingerprint}\n`)) {
         deps.stats.record(principal.clientId, 'wallet_screening', true);
         return withAddress(cached.slice(fingerprint.length + 1), req.wallet_address);

@@ -36,6 +36,11 @@ describe('cache keys', () => {
     assert.equal(walletCacheKey('acme', ETH, 'polygon'), `wallet:acme:${ETH.toLowerCase()}:polygon`);
     assert.equal(walletCacheKey('acme', BTC, 'bitcoin'), `wallet:acme:${BTC}:bitcoin`);
     assert.equal(walletAddressKeyPart('0xABC'), '0xABC');
+    // Bech32 is one address in either case (BIP-173: upper case in QR codes); mixed case is not bech32.
+    const SEGWIT = 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4';
+    assert.equal(walletCacheKey('acme', SEGWIT.toUpperCase(), 'bitcoin'), `wallet:acme:${SEGWIT}:bitcoin`);
+    assert.equal(walletAddressPrefix('acme', SEGWIT.toUpperCase()), `wallet:acme:${SEGWIT}:`);
+    assert.equal(walletAddressKeyPart('Bc1QW508'), 'Bc1QW508');
     assert.equal(
       walletAddressPrefix('acme', ETH.toUpperCase().replace('0X', '0x')),
       `wallet:acme:${ETH.toLowerCase()}:`,

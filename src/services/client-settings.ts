@@ -17,6 +17,8 @@ export const DEFAULT_RETENTION_YEARS = 5;
 export const MIN_RETENTION_YEARS = 5;
 
 const LIMIT_KEYS = ['per_minute', 'burst_per_minute', 'per_day'] as const;
+/** The highest limit a client can be given (per minute or per day): effectively none. */
+const MAX_LIMIT = 1_000_000_000;
 
 /** Settings refused, with every problem found (rule settings, limits and retention together). */
 export class ClientSettingsError extends Error {
@@ -89,6 +91,13 @@ export function validateClientSettings(settings: Record<string, unknown>): void 
   const minute = typeof given?.per_minute === 'number' ? given.per_minute : DEFAULT_API_LIMITS.per_minute;
   if (typeof burst === 'number' && Number.isInteger(burst) && burst >= 1 && burst < minute)
     problems.push(`rate_limits.burst_per_minute: must be at least per_minute (${minute})`);
+  // A limit past a billion is effectively none, and from 1e21 it is written 1e+21 in the
+  // X-RateLimit headers, no longer an integer. (A day below the minute limit is a trial client's.)
+  for (const k of LIMIT_KEYS) {
+    const v = given?.[k];
+    if (typeof v === 'number' && Number.isInteger(v) && v > MAX_LIMIT)
+      problems.push(`rate_limits.${k}: must be at most ${MAX_LIMIT.toLocaleString('en')}`);
+  }
   try {
     resolveRuleSettings(parts.ruleOverrides);
   } catch (e) {

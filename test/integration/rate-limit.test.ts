@@ -166,6 +166,16 @@ describe('per-client rate limits', () => {
         }),
         /rate_limits.burst_per_minute: must be at least per_minute/,
       );
+    // A limit the headers could not write as an integer.
+    await assert.rejects(
+      t.deps.clients.create('huge', {
+        actor: 't',
+        settings: { rate_limits: { per_minute: 1e300, per_day: 1e308 } },
+      }),
+      (e: Error) =>
+        /rate_limits.per_minute: must be at most 1,000,000,000/.test(e.message) &&
+        /rate_limits.per_day: must be at most/.test(e.message),
+    );
   });
 
   it('a settings change is refused with every problem at once: rules, limits and retention', async () => {

@@ -227,6 +227,7 @@ export async function createDeps(
     webhooks: caseDeps.webhookRegistrations,
     jobs,
     auditChain,
+    operatorAudit,
     environment: config.MICA_ENVIRONMENT,
   };
   // The operator token of this process: configured, or made at start for the CLI to find.

@@ -79,6 +79,11 @@ function buildProgram(found: (inv: Invocation) => void): Command {
       found({ name: 'clients.settings', args: { client_id, settings: jsonObject(json) } }),
     );
 
+  clients
+    .command('show <client_id>')
+    .description('the client: name, stored settings (clients settings replaces them whole), officers')
+    .action((client_id: string) => found({ name: 'clients.show', args: { client_id } }));
+
   const officers = program.command('officers').description('compliance officers who are assigned cases');
   for (const verb of ['add', 'remove'] as const)
     officers
@@ -104,6 +109,16 @@ function buildProgram(found: (inv: Invocation) => void): Command {
           ...(o.checkpoints === undefined ? {} : { checkpoints: readCheckpointsFile(o.checkpoints) }),
         },
       }),
+    );
+  audit
+    .command('operator')
+    .description(
+      "the operator's actions, oldest first: clients, settings, keys, officers, webhooks, list and CASP imports",
+    )
+    .option('--client <client_id>', "one client's (every event when none is given)")
+    .option('--limit <n>', 'the newest n events (default 1000)', (v: string) => Number(v))
+    .action((o: { client?: string; limit?: number }) =>
+      found({ name: 'audit.operator', args: { client_id: o.client, limit: o.limit } }),
     );
   audit
     .command('checkpoint')

@@ -2,6 +2,7 @@ import { type Static, type TSchema, Type } from 'typebox';
 import { Value } from 'typebox/value';
 import { AppError, fieldError } from '../errors.ts';
 import type { Jobs } from '../jobs/jobs.ts';
+import type { OperatorAuditRepo } from '../storage/operator-audit.repo.ts';
 import { describeAjvErrors } from '../validation-problems.ts';
 import type { AuditChainService } from './audit-chain.service.ts';
 import { CASP_IMPORT_MAX_CHARS, type CaspDirectoryService } from './casp-directory.service.ts';
@@ -23,6 +24,7 @@ export interface CommandDeps {
   webhooks: Pick<WebhookRegistrationsService, 'add' | 'list' | 'remove'>;
   jobs: Pick<Jobs, 'run'>;
   auditChain: Pick<AuditChainService, 'verify' | 'checkpoint' | 'checkpoints'>;
+  operatorAudit: Pick<OperatorAuditRepo, 'list'>;
   /** The service's environment (MICA_ENVIRONMENT): a new key is for it unless the command says. */
   environment: 'live' | 'sandbox';
 }
@@ -97,6 +99,22 @@ export const COMMANDS: Record<string, Command<TSchema>> = {
     args: Type.Object({ client_id: Str, settings: Type.Record(Type.String(), Type.Unknown()) }),
     run: (d, a, actor) => d.clients.setSettings(a.client_id, a.settings, actor),
   }),
+  // Settings are replaced whole by clients.settings: what is stored must be readable first.
+  'clients.show': command({
+    args: Type.Object({ client_id: Str }),
+    run: async (d, a) => {
+      const row = await d.clients.get(a.client_id);
+      if (!row) throw new AppError('NOT_FOUND', `client ${a.client_id} not found`);
+      const { officers } = await d.clients.officers(a.client_id);
+      return {
+        client_id: row.client_id,
+        name: row.name,
+        settings: typeof row.settings === 'string' ? JSON.parse(row.settings) : (row.settings ?? {}),
+        officers,
+        created_at: new Date(row.created_at).toISOString(),
+      };
+    },
+  }),
   'officers.add': command({
     args: Type.Object({ client_id: Str, officer: Str }),
     run: (d, a, actor) => d.clients.addOfficer(a.client_id, a.officer, actor),
@@ -116,6 +134,25 @@ export const COMMANDS: Record<string, Command<TSchema>> = {
     run: async (d, a) => {
       await knownClient(d, a.client_id);
       return { client_id: a.client_id };
+    },
+  }),
+  // The operator's own trail: clients, settings, keys, officers, webhooks, list and CASP imports.
+  'audit.operator': command({
+    args: Type.Object({
+      client_id: Type.Optional(Str),
+      limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),
+    }),
+    run: async (d, a) => {
+      if (a.client_id !== undefined) await knownClient(d, a.client_id);
+      const rows = await d.operatorAudit.list({ client_id: a.client_id, limit: a.limit ?? 1000 });
+      return rows.map((r) => ({
+        at: new Date(r.at).toISOString(),
+        client_id: r.client_id,
+        actor: r.actor,
+        action: r.action,
+        subject: r.subject,
+        detail: typeof r.detail === 'string' ? JSON.parse(r.detail) : r.detail,
+      }));
     },
   }),
   'audit.verify': command({

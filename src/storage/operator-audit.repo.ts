@@ -17,11 +17,13 @@ export function createOperatorAuditRepo(db: Db) {
         .values({ ...event, detail: JSON.stringify(event.detail ?? {}) })
         .execute();
     },
-    async list(filter: { client_id?: string; subject?: string }) {
-      let q = db.selectFrom('operator_audit').selectAll().orderBy('id');
+    /** Events in the order they happened; with `limit`, the newest that many. */
+    async list(filter: { client_id?: string; subject?: string; limit?: number }) {
+      let q = db.selectFrom('operator_audit').selectAll().orderBy('id', 'desc');
       if (filter.client_id) q = q.where('client_id', '=', filter.client_id);
       if (filter.subject) q = q.where('subject', '=', filter.subject);
-      return q.execute();
+      if (filter.limit !== undefined) q = q.limit(filter.limit);
+      return (await q.execute()).reverse();
     },
   };
 }

@@ -92,6 +92,32 @@ describe('the mica CLI', () => {
     assert.equal(entry?.role, 'admin');
     assert.ok(!listed.out.includes(key.key) && !/key_hash|mica_live_/.test(listed.out), listed.out);
     assertFails(mica('keys', 'list', 'nobody'), /client nobody not found/, 'unknown client');
+    // Settings are replaced whole: what is stored can be read first.
+    const set = mica(
+      'clients',
+      'settings',
+      'acme',
+      '{"retention_years":10,"thresholds":{"cdd_amount_eur":700}}',
+    );
+    assert.equal(set.code, 0, set.err);
+    const shown = mica('clients', 'show', 'acme');
+    assert.equal(shown.code, 0, shown.err);
+    assert.deepEqual(shown.json().settings, { retention_years: 10, thresholds: { cdd_amount_eur: 700 } });
+    assert.equal(shown.json().name, 'ACME Exchange');
+    assertFails(mica('clients', 'show', 'nobody'), /client nobody not found/, 'unknown client');
+    // The operator's own trail: what was done to the client, by whom, oldest first.
+    const trail = mica('audit', 'operator', '--client', 'acme');
+    assert.equal(trail.code, 0, trail.err);
+    const actions = trail.json().map((e: { action: string }) => e.action);
+    assert.deepEqual(actions.slice(0, 1), ['client.created']);
+    assert.ok(actions.includes('key.created') && actions.includes('client.settings_changed'), actions.join());
+    const last = mica('audit', 'operator', '--client', 'acme', '--limit', '1');
+    assert.deepEqual(
+      last.json().map((e: { action: string }) => e.action),
+      actions.slice(-1),
+    );
+    assert.ok(last.json()[0].at && last.json()[0].actor, last.out);
+    assertFails(mica('audit', 'operator', '--client', 'nobody'), /client nobody not found/, 'unknown client');
   });
 
   it('prints errors as JSON on stderr with exit code 1', () => {

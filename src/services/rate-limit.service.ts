@@ -132,6 +132,13 @@ export function createRateLimitService(deps: {
    */
   const owed = new Map<string, { n: number; until: number }>();
 
+  /** What `owedKey` still owes (a debt past its window has lapsed), removed from the record. */
+  function unpaid(owedKey: string): number {
+    const debt = owed.get(owedKey);
+    owed.delete(owedKey);
+    return debt && debt.until > Date.now() ? debt.n : 0;
+  }
+
   /** Counts one request in a window; a store failure falls back to the in-process counter. */
   async function take(d: Decision, duration: number, key: string): Promise<Count> {
     const c = counter(duration);
@@ -139,17 +146,13 @@ export function createRateLimitService(deps: {
     if (!c.primary) return countOf(await local);
     const primary = c.primary;
     const owedKey = `${duration}\u0000${key}`;
-    const debt = owed.get(owedKey);
-    const extra = debt && debt.until > Date.now() ? debt.n : 0;
+    // Taken out before the store is asked, so that two requests at once do not both pay it.
+    const extra = unpaid(owedKey);
     const shared = await onShared(d, () => primary.consume(key, 1 + extra));
     const own = await local;
-    if (shared.ok) {
-      if (debt) owed.delete(owedKey);
-      return countOf(shared.value);
-    }
-    // Owed within the in-process window this request was counted in; an older debt has lapsed.
-    const until = Date.now() + own.msBeforeNext;
-    owed.set(owedKey, { n: (debt && debt.until > Date.now() ? debt.n : 0) + 1, until });
+    if (shared.ok) return countOf(shared.value);
+    // Still owed, with this request, within the in-process window it was counted in.
+    owed.set(owedKey, { n: extra + 1 + unpaid(owedKey), until: Date.now() + own.msBeforeNext });
     return countOf(own);
   }
 

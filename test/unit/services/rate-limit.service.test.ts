@@ -147,6 +147,19 @@ describe('rate-limit service: a shared store that fails mid-window', () => {
     assert.equal(day.remaining, 2, 'the day counted all 6 admitted (5 + this one), not 4');
   });
 
+  it('the debt of an outage is paid once, by one of two requests that arrive together', async () => {
+    const { state, shared } = flakyShared();
+    const limiter = createRateLimitService({ shared, prefix: `p${Date.now()}` });
+    const limits: Limits = { per_minute: 10, burst_per_minute: 10 };
+    for (let i = 0; i < 2; i++) await limiter.check('k', limits);
+    state.down = true;
+    for (let i = 0; i < 2; i++) await limiter.check('k', limits);
+    state.down = false;
+    await Promise.all([limiter.check('k', limits), limiter.check('k', limits)]);
+    // 2 + 2 owed + 2 together, then this one: the 7th of 10.
+    assert.equal((await limiter.check('k', limits)).remaining, 3);
+  });
+
   it('while the store is known to be away, it is not asked at all', async () => {
     const { state, shared } = flakyShared();
     let away = false;

@@ -109,7 +109,7 @@ export const COMMANDS: Record<string, Command<TSchema>> = {
       return {
         client_id: row.client_id,
         name: row.name,
-        settings: typeof row.settings === 'string' ? JSON.parse(row.settings) : (row.settings ?? {}),
+        settings: row.settings ?? {},
         officers,
         created_at: new Date(row.created_at).toISOString(),
       };
@@ -151,7 +151,7 @@ export const COMMANDS: Record<string, Command<TSchema>> = {
         actor: r.actor,
         action: r.action,
         subject: r.subject,
-        detail: typeof r.detail === 'string' ? JSON.parse(r.detail) : r.detail,
+        detail: r.detail,
       }));
     },
   }),

@@ -1,7 +1,7 @@
 import { jaroFloor, jaroWinkler, minLengthRatio } from './jaro-winkler.ts';
 import type { ListSource, SanctionsList } from './lists/model.ts';
 import { accepts, FUZZY_WORD_MIN, judge } from './names/acceptance.ts';
-import { addForms, byLength, type Collected, type Form, histogram } from './names/forms.ts';
+import { addForms, bucketMask, byLength, type Collected, type Form, histogram } from './names/forms.ts';
 import { normalizeName } from './names/normalise.ts';
 import type { Words } from './names/word-alignment.ts';
 import { wordNeighbours } from './word-neighbours.ts';
@@ -43,6 +43,13 @@ export const COMMON_MIN = 5;
 /** Options of buildNameIndex; `prune: false` scores every form (for tests of the pruning). */
 export interface NameIndexOptions {
   prune?: boolean;
+}
+
+/** Bits set in a 32-bit integer. */
+function popcount(x: number): number {
+  let v = x - ((x >>> 1) & 0x55555555);
+  v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
+  return (((v + (v >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
 }
 
 /** Builds the name index of the given lists: every entry's name and aliases, normalised once. */
@@ -180,23 +187,54 @@ function indexOf(collected: Collected, options: NameIndexOptions): NameIndex {
     return lo;
   };
 
+  // Each form's bucket masks (bucketMask), in the order of `forms`: buckets with at least one, two
+  // and three characters; -1 for a form too long to count (never pruned).
+  const masks = [1, 2, 3].map(() => new Int32Array(forms.length));
+  for (let i = 0; i < forms.length; i++) {
+    const hist = forms[i]!.hist;
+    for (let k = 0; k < masks.length; k++) masks[k]![i] = hist ? bucketMask(hist, k + 1) : -1;
+  }
+  const [masks1, masks2, masks3] = masks as [Int32Array, Int32Array, Int32Array];
+
   /** Calls `visit` with every multi-word form whose Jaro-Winkler score reaches `threshold`. */
   const scan = (query: string, threshold: number, visit: (form: Form, score: number) => void) => {
     const ratio = prune ? minLengthRatio(threshold) : 0;
     const lo = ratio > 0 ? firstAtLeast(Math.ceil(query.length * ratio - 1e-9)) : 0;
     const hi = ratio > 0 ? firstAtLeast(Math.floor(query.length / ratio + 1e-9) + 1) : forms.length;
     const jMin = jaroFloor(threshold);
+    const lq = query.length;
     const qHist = prune ? histogram(query) : undefined;
     const qBuckets = qHist ? [...qHist.keys()].filter((b) => qHist[b]! > 0) : [];
+    const [q1, q2, q3] = qHist ? [1, 2, 3].map((k) => bucketMask(qHist, k)) : [0, 0, 0];
+    // Jaro matches pair equal characters, so the characters the query and a form share bound them:
+    // a form is skipped when even `shared` matches without transpositions stay under jMin, i.e.
+    // when it lacks more of the query's characters than `allowed` (set per length: the forms are
+    // sorted by it). The loop reads typed arrays only until a form passes the masks: most fail
+    // there, on the buckets they lack altogether.
+    let length = -1;
+    let allowed = 0;
     for (let i = lo; i < hi; i++) {
-      const form = forms[i]!;
-      // Jaro matches pair equal characters, so the shared character multiset bounds them.
-      const fHist = form.hist;
-      if (qHist && fHist) {
-        let shared = 0;
-        for (const b of qBuckets) shared += Math.min(qHist[b]!, fHist[b]!);
-        if ((shared / query.length + shared / form.norm.length + 1) / 3 < jMin - 1e-12) continue;
+      if (qHist && masks1[i] !== -1) {
+        if (lengths[i] !== length) {
+          length = lengths[i]!;
+          let shared = 0;
+          while (shared <= lq && (shared / lq + shared / length + 1) / 3 < jMin - 1e-12) shared++;
+          allowed = lq - shared;
+        }
+        const lacking =
+          popcount(q1! & ~masks1[i]!) + popcount(q2! & ~masks2[i]!) + popcount(q3! & ~masks3[i]!);
+        if (lacking > allowed) continue;
+        const fHist = forms[i]!.hist!;
+        let missing = 0;
+        for (const b of qBuckets) {
+          const short = qHist[b]! - fHist[b]!;
+          if (short <= 0) continue;
+          missing += short;
+          if (missing > allowed) break;
+        }
+        if (missing > allowed) continue;
       }
+      const form = forms[i]!;
       const score = jaroWinkler(query, form.norm);
       if (score >= threshold) visit(form, score);
     }

@@ -11,6 +11,17 @@ function bucket(code: number): number {
   return code === 32 ? 36 : 37;
 }
 
+/**
+ * The buckets in which a histogram counts at least `atLeast`, one bit each (the last bit stands for
+ * buckets 31–37 together). Summed over atLeast = 1, 2, 3, `popcount(query & ~form)` is a lower
+ * bound on the query's characters a form lacks, got without reading the form's counts.
+ */
+export function bucketMask(hist: Uint16Array, atLeast = 1): number {
+  let mask = 0;
+  for (let b = 0; b < BUCKETS; b++) if (hist[b]! >= atLeast) mask |= 1 << Math.min(b, 31);
+  return mask;
+}
+
 /** Counts per bucket; undefined for text too long to count exactly (such forms are never pruned). */
 export function histogram(text: string): Uint16Array | undefined {
   if (text.length > 0xffff) return undefined;

@@ -1,8 +1,9 @@
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { basename } from 'node:path';
 import type { Command } from 'commander';
 import { CASP_IMPORT_MAX_CHARS } from '../services/casp-directory.service.ts';
 import { cliPath } from './paths.ts';
+import { readUtf8 } from './read-text.ts';
 
 /** Reads an import file as text, refusing one the import would refuse anyway. */
 export function readImportFile(file: string): string {
@@ -15,7 +16,12 @@ export function readImportFile(file: string): string {
   if (info.isDirectory()) throw new Error(`${file} is a directory; give the CSV file`);
   const size = info.size;
   if (size > CASP_IMPORT_MAX_CHARS) throw new Error(`${file} is larger than 64 MiB`);
-  return readFileSync(file, 'utf8');
+  const text = readUtf8(file);
+  if (text === undefined)
+    throw new Error(
+      `${file} is not a text file (NUL bytes or invalid UTF-8); save it as UTF-8 and import it again`,
+    );
+  return text;
 }
 
 /** `casps import <file>`: the CLI reads the file and sends its text, so it works through a server too. */

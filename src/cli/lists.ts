@@ -1,9 +1,10 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { type Command, InvalidArgumentError } from 'commander';
 import { notTextMessage } from '../services/list-prep.ts';
 import { LIST_IMPORT_MAX_BYTES } from '../services/sanctions-lists.service.ts';
 import { cliPath } from './paths.ts';
+import { readUtf8 } from './read-text.ts';
 
 const OFAC_CSV_FILES = ['sdn.csv', 'add.csv', 'alt.csv', 'sdn_comments.csv'];
 
@@ -24,19 +25,11 @@ function stat(path: string) {
   }
 }
 
-/**
- * A list file's text. A file that is no UTF-8 text (NUL bytes, invalid sequences) is refused here,
- * by name: read leniently its bytes went on as U+FFFD and NULs, which the operator API refused as
- * a bad request body and a loader quoted back raw.
- */
+/** A list file's text; a file that is no UTF-8 text is refused here, by name (see readUtf8). */
 function readText(source: string, path: string): string {
-  const bytes = readFileSync(path);
-  if (bytes.includes(0)) throw new Error(notTextMessage(source, basename(path)));
-  try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-  } catch {
-    throw new Error(notTextMessage(source, basename(path)));
-  }
+  const text = readUtf8(path);
+  if (text === undefined) throw new Error(notTextMessage(source, basename(path)));
+  return text;
 }
 
 /** Finds a file in a directory whatever the case of its name. */

@@ -114,6 +114,14 @@ export function createCaspDirectoryService(deps: {
      * this process switches at once. The old directory serves until the new one is committed.
      */
     async import(csv: string, opts: { source?: string; actor: string }): Promise<CaspImportResult> {
+      // A NUL or a lone surrogate is a binary file read as text: the stores refuse both, each its
+      // own way (PostgreSQL with an error about escapes), after the parse. The CLI refuses such a
+      // file as it reads it; this is for callers of the command that skip it.
+      if (csv.includes('\u0000') || /[\uD800-\uDFFF]/u.test(csv))
+        throw new AppError(
+          'INVALID_REQUEST',
+          'the CSV is not text (NUL bytes or invalid UTF-8); nothing was replaced',
+        );
       let prepared: Awaited<ReturnType<typeof prepareCaspImportOffThread>>;
       try {
         prepared = await prepareCaspImportOffThread(csv, nextTurn);

@@ -99,6 +99,13 @@ describe('mica casps import', () => {
     assert.equal(run.stdout, '');
     assert.match(JSON.parse(run.stderr).error, /invalid LEI on line 2/);
 
+    // A Latin-1 export (é as the single byte E9) is refused, not stored with U+FFFD for its letters.
+    const latin1 = join(dataDir, 'latin1.csv');
+    writeFileSync(latin1, Buffer.from('lei,name,country\n506700GE1G29325QX363,Gl\xe9if,CH\n', 'latin1'));
+    const notText = await runCli(['casps', 'import', latin1], dataDir);
+    assert.equal(notText.code, 1);
+    assert.match(JSON.parse(notText.stderr).error, /latin1\.csv is not a text file .*save it as UTF-8/);
+
     const missing = await runCli(['casps', 'import', join(dataDir, 'nope.csv')], dataDir);
     assert.equal(missing.code, 1);
     assert.match(JSON.parse(missing.stderr).error, /cannot read .*nope\.csv: ENOENT/);

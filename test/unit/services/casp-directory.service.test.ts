@@ -205,4 +205,17 @@ describe('CASP directory service', () => {
     );
     assert.equal(repo.state.version, 0);
   });
+
+  it('a CSV that is no text (a NUL, a lone surrogate) is a 400 saying so, and nothing is replaced', async () => {
+    const { repo, service } = setup();
+    for (const name of ['Gle\u0000if', 'Gle\uD800if'])
+      await assert.rejects(
+        service.import(`lei,name,country\n${GLEIF},${name},CH\n`, { actor: 'test' }),
+        (e: unknown) => e instanceof AppError && e.code === 'INVALID_REQUEST' && /not text/.test(e.message),
+      );
+    assert.equal(repo.state.version, 0);
+    // A name outside the Basic Multilingual Plane is text (a surrogate pair, not a lone half).
+    await service.import(`lei,name,country\n${GLEIF},Gleif \u{1F600},CH\n`, { actor: 'test' });
+    assert.equal(repo.state.version, 1);
+  });
 });

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Actor } from '../domain/actor.ts';
 import { parseCaseNumber } from '../domain/cases/case-number.ts';
+import { changeTime } from '../domain/cases/change-time.ts';
 import { caseDueAt, clientCalendar } from '../domain/cases/due-dates.ts';
 import { type ItemKind, isFinalStatus, statusesOf, transition } from '../domain/cases/state-machines.ts';
 import { AppError, fieldError } from '../errors.ts';
@@ -104,10 +105,10 @@ export function createAlertsCasesService(deps: {
       checkStorable('note', body.note);
       if (!UUID.test(id)) throw notFound('Alert', id);
       const ctx = await deps.clientContext(p.clientId);
-      const at = now();
       await deps.repo.inTransaction(async (s) => {
         const alert = await s.lockAlert(p.clientId, id.toLowerCase());
         if (!alert) throw notFound('Alert', id);
+        const at = changeTime(now(), alert.updated_at);
         const r = transition('alert', alert.status, { ...body, actor: by.id, actorName: by.name, at });
         if (!r.ok) throw refusal('alert', alert.status, body.to, r);
         if (body.case_id !== undefined && r.status !== 'escalated')
@@ -203,10 +204,10 @@ export function createAlertsCasesService(deps: {
       const found = await findCase(p.clientId, idOrNumber);
       if (!found) throw notFound('Case', idOrNumber);
       if (body.case_id !== undefined) throw fieldError('case_id', 'Only for alerts');
-      const at = now();
       await deps.repo.inTransaction(async (s) => {
         const c = await s.lockCase(p.clientId, found.id);
         if (!c) throw notFound('Case', idOrNumber);
+        const at = changeTime(now(), c.updated_at);
         const r = transition('case', c.status, { ...body, actor: by.id, actorName: by.name, at });
         if (!r.ok) throw refusal('case', c.status, body.to, r);
         await s.updateCase(c.id, {
@@ -225,10 +226,10 @@ export function createAlertsCasesService(deps: {
       checkStorable('officer', officer);
       const found = await findCase(p.clientId, idOrNumber);
       if (!found) throw notFound('Case', idOrNumber);
-      const at = now();
       await deps.repo.inTransaction(async (s) => {
         const c = await s.lockCase(p.clientId, found.id);
         if (!c) throw notFound('Case', idOrNumber);
+        const at = changeTime(now(), c.updated_at);
         if (isFinalStatus('case', c.status))
           throw new AppError('INVALID_TRANSITION', `Case ${c.case_number} is ${c.status}`, {
             from: c.status,

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
+import { changeTime } from '../domain/cases/change-time.ts';
 import { alertDueAt, type CaseCalendar, caseDueAt, clientCalendar } from '../domain/cases/due-dates.ts';
 import { KIND_SPECS, TIMESTAMP_HEADER, type WebhookKind } from '../domain/webhooks/kinds.ts';
 import { type NormalisedWebhook, normaliseWebhook, opensCase } from '../domain/webhooks/payload.ts';
@@ -218,10 +219,10 @@ export function createWebhookIntakeService(deps: {
     cal: CaseCalendar,
   ): Promise<WebhookAck> {
     const { kind, clientId, n } = input;
-    const at = now();
+    const existing = await s.lockAlert(clientId, kind, n.vendorObjectId);
+    const at = changeTime(now(), existing?.updated_at);
     const iso = at.toISOString();
     const actor = `webhook:${kind}`;
-    const existing = await s.lockAlert(clientId, kind, n.vendorObjectId);
     if (existing && n.isCreation)
       throw new Duplicate(`vendor object ${n.vendorObjectId} already has an alert`);
     const alertId = existing?.id ?? randomUUID();

@@ -28,6 +28,7 @@ export interface LockedAlert {
   case_id: string | null;
   case_number: string | null;
   created_at: Date;
+  updated_at: Date;
 }
 
 /** What an update delivery changes on its alert. */
@@ -57,12 +58,25 @@ function intakeStatements(trx: Db) {
       source: string,
       vendorObjectId: string,
     ): Promise<LockedAlert | undefined> {
-      const res = await sql<LockedAlert>`
-        SELECT a.id, a.status, a.severity, a.case_id, c.case_number, a.created_at
-          FROM alerts a LEFT JOIN cases c ON c.id = a.case_id
-         WHERE a.client_id = ${clientId} AND a.source = ${source} AND a.vendor_object_id = ${vendorObjectId}
-           FOR UPDATE OF a`.execute(trx);
-      return res.rows[0];
+      const res = await sql<Omit<LockedAlert, 'case_number'>>`
+        SELECT id, status, severity, case_id, created_at, updated_at
+          FROM alerts
+         WHERE client_id = ${clientId} AND source = ${source} AND vendor_object_id = ${vendorObjectId}
+           FOR UPDATE`.execute(trx);
+      const alert = res.rows[0];
+      if (!alert) return undefined;
+      // The case's number in a statement of its own: when the lock waited for a delivery that
+      // opened the case, PostgreSQL re-read the locked alert (its new case_id) but joined it under
+      // the statement's older snapshot, which has no such case: a case_id without its number.
+      const c =
+        alert.case_id === null
+          ? undefined
+          : await trx
+              .selectFrom('cases')
+              .select('case_number')
+              .where('id', '=', alert.case_id)
+              .executeTakeFirst();
+      return { ...alert, case_number: c?.case_number ?? null };
     },
 
     /**

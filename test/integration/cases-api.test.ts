@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { allowedTransitions, statusesOf } from '../../src/domain/cases/state-machines.ts';
 import { CASE_KEYS, type CasesApi, startCasesApi } from '../helpers/cases-api.ts';
+import { signed, vendorBody } from '../helpers/webhooks.ts';
 
 describe('cases API', () => {
   let t: CasesApi['t'];
@@ -113,5 +114,76 @@ describe('cases API', () => {
     assert.equal(stranger.json().error.details.field, 'officer');
     await as(acme).post(`/api/cases/${id}/transition`, { to: 'closed', resolution: 'no_action' });
     assert.equal((await as(acme).post(`/api/cases/${id}/assign`, { officer: 'olga' })).statusCode, 409);
+  });
+
+  it('concurrent moves of a case are stamped in the order they were applied', async () => {
+    // Stamped before waiting for the case's lock, a move applied after another could carry an
+    // earlier time: the trail, sorted by time, named the assignee before last, or reopened a
+    // closed case. Seen on PostgreSQL, whose pool runs the requests side by side.
+    for (let round = 0; round < 6; round++) {
+      const id = await newCase();
+      await Promise.all(
+        Array.from({ length: 8 }, (_, i) =>
+          as(acme).post(`/api/cases/${id}/assign`, { officer: i % 2 ? 'olga' : 'bruno' }),
+        ),
+      );
+      await Promise.all([
+        as(acme).post(`/api/cases/${id}/transition`, { to: 'investigating' }),
+        as(acme).post(`/api/cases/${id}/transition`, { to: 'pending_filing' }),
+        as(acme).post(`/api/cases/${id}/transition`, { to: 'closed', resolution: 'no_action' }),
+      ]);
+      const c = (await as(acme).get(`/api/cases/${id}`)).json();
+      const times = c.history.map((h: { at: string }) => Date.parse(h.at));
+      assert.deepEqual(
+        times,
+        [...times].sort((a, b) => a - b),
+        JSON.stringify(c.history),
+      );
+      assert.equal(Date.parse(c.updated_at), times.at(-1));
+      const assigned = c.history.filter((h: { note: string | null }) => h.note?.startsWith('assigned to'));
+      if (assigned.length > 0)
+        assert.match(assigned.at(-1).note, new RegExp(`^assigned to ${c.assignee}\\b`));
+      const moves = c.history.filter((h: { from: string; to: string }) => h.from !== h.to);
+      assert.equal(moves.at(-1).to, c.status);
+      // The export replays to the same state.
+      const trail = (
+        await as(acme).get(`/api/mica/audit/transitions?format=json&kind=case&case_id=${id}`)
+      ).json();
+      const rows = Array.isArray(trail) ? trail : trail.items;
+      assert.deepEqual(
+        rows.map((r: { note: string | null }) => r.note),
+        c.history.map((h: { note: string | null }) => h.note),
+      );
+    }
+  });
+
+  it('concurrent updates that open a case answer its number with its id', async () => {
+    // A delivery waiting for the alert's lock while another opened the case re-read the alert
+    // (its new case_id) but joined the case under an older snapshot: case_id without case_number.
+    for (let round = 0; round < 4; round++) {
+      const objectId = `obj-race-${round}`;
+      const created = vendorBody('txmon-a', { objectId, data: { severity: 'low' } });
+      assert.equal((await t.app.inject(signed('txmon-a', 'acme-txmon-secret', created))).statusCode, 200);
+      const acks = await Promise.all(
+        Array.from({ length: 10 }, (_, i) =>
+          t.app.inject(
+            signed(
+              'txmon-a',
+              'acme-txmon-secret',
+              vendorBody('txmon-a', {
+                objectId,
+                event: 'alert.updated',
+                data: { severity: i % 2 ? 'medium' : 'high' },
+              }),
+            ),
+          ),
+        ),
+      );
+      for (const res of acks) {
+        assert.equal(res.statusCode, 200, res.body);
+        const ack = res.json();
+        assert.equal(ack.case_id === null, ack.case_number === null, res.body);
+      }
+    }
   });
 });

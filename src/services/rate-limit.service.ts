@@ -26,10 +26,13 @@ const BURST_WINDOW_S = 600;
 
 export interface LimitDecision {
   allowed: boolean;
-  /** The limit of the binding window, as announced in X-RateLimit-Limit: per minute, or per day once the day refuses. */
+  /**
+   * The limit of the window announced in X-RateLimit-Limit: per minute, or per day when less is
+   * left of the day than of the minute, or once the day refuses.
+   */
   limit: number;
   remaining: number;
-  /** When the binding window resets (ms since epoch). */
+  /** When the announced window resets (ms since epoch). */
   resetAt: number;
   /** Seconds to wait before retrying, when refused. */
   retryAfter: number;
@@ -201,20 +204,30 @@ export function createRateLimitService(deps: {
         retryMs = day.msBeforeNext;
       }
     }
+    // Which window the headers describe: the minute, or the day when less is left of it. Limit,
+    // Remaining and Reset always describe the same window: a day's last requests read the day's
+    // count with the minute's reset, and a client waiting for that reset was refused again.
+    let announcedDay = false;
     if (allowed && limits.per_day) {
       const day = await take(d, 86_400, `${key}:day`);
-      remaining = Math.min(remaining, Math.max(0, limits.per_day - day.consumed));
+      const dayLeft = Math.max(0, limits.per_day - day.consumed);
+      if (dayLeft < remaining) {
+        remaining = dayLeft;
+        announcedDay = true;
+        retryMs = day.msBeforeNext;
+      }
       if (day.consumed > limits.per_day) {
         allowed = false;
         scope = 'day';
         retryMs = day.msBeforeNext;
       }
     }
+    const onDay = scope === 'day' || announcedDay;
     return {
       allowed,
-      limit: scope === 'day' && limits.per_day ? limits.per_day : limits.per_minute,
+      limit: onDay && limits.per_day ? limits.per_day : limits.per_minute,
       remaining: allowed ? remaining : 0,
-      resetAt: scope === 'day' ? now + retryMs : resetAt,
+      resetAt: onDay ? now + retryMs : resetAt,
       retryAfter: Math.max(1, Math.ceil(retryMs / 1000)),
       scope,
     };

@@ -117,6 +117,42 @@ describe('per-client rate limits', () => {
     }
   });
 
+  it('when less is left of the day than of the minute, the headers describe the day: its limit, what is left, its reset', async () => {
+    const c = await clientWithKey(t, `day-binding-${Date.now()}`, {
+      settings: { rate_limits: { per_minute: 10, per_day: 3 } },
+    });
+    const seen: Array<[number, string, string, number]> = [];
+    for (let i = 0; i < 4; i++) {
+      const res = await evaluate(c.auth, c.clientId);
+      seen.push([
+        res.statusCode,
+        String(res.headers['x-ratelimit-limit']),
+        String(res.headers['x-ratelimit-remaining']),
+        Number(res.headers['x-ratelimit-reset']),
+      ]);
+    }
+    assert.deepEqual(
+      seen.map(([status, limit, remaining]) => [status, limit, remaining]),
+      [
+        [200, '3', '2'],
+        [200, '3', '1'],
+        [200, '3', '0'],
+        [429, '3', '0'],
+      ],
+    );
+    // One reset for all four: the day's (24 h from the first request), not the minute's.
+    const inADay = Date.now() / 1000 + 86_400;
+    for (const [, , , reset] of seen) assert.ok(Math.abs(reset - inADay) < 120, `reset ${reset}`);
+    // With the minute the smaller, the minute is described.
+    const m = await clientWithKey(t, `minute-binding-${Date.now()}`, {
+      settings: { rate_limits: { per_minute: 2, burst_per_minute: 2, per_day: 100 } },
+    });
+    const first = await evaluate(m.auth, m.clientId);
+    assert.equal(first.headers['x-ratelimit-limit'], '2');
+    assert.equal(first.headers['x-ratelimit-remaining'], '1');
+    assert.ok(Number(first.headers['x-ratelimit-reset']) <= Date.now() / 1000 + 61);
+  });
+
   it('a change of limits keeps what the client has already used in the minute and the day', async () => {
     const c = await clientWithKey(t, `changed-${Date.now()}`, {
       settings: { rate_limits: { per_minute: 1000, per_day: 10 } },

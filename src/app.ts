@@ -13,7 +13,8 @@ import {
   registerErrorHandler,
 } from './http/plugins/error-handler.ts';
 import { registerJsonBody } from './http/plugins/json-body.ts';
-import { registerClientRateLimit } from './http/plugins/rate-limit.ts';
+import { registerNotFound } from './http/plugins/not-found.ts';
+import { clientLimit, registerClientRateLimit } from './http/plugins/rate-limit.ts';
 import { adminRoutes } from './http/routes/admin.routes.ts';
 import { adminStreamRoutes } from './http/routes/admin-streams.routes.ts';
 import { auditRoutes } from './http/routes/audit.routes.ts';
@@ -119,10 +120,15 @@ export async function buildApp(deps: Deps, opts: { logger?: Logger | false } = {
     operatorToken: deps.operatorToken,
   });
 
-  registerClientRateLimit(app, {
+  const limits = {
     limiter: deps.rateLimiter,
     limitsFor: deps.limitsFor,
-    onRejected: (scope) => deps.metrics.rateLimitRejections.inc({ scope }),
+    onRejected: (scope: string) => deps.metrics.rateLimitRejections.inc({ scope }),
+  };
+  registerClientRateLimit(app, limits);
+  registerNotFound(app, {
+    authenticate: (token) => deps.keys.authenticate(token, deps.config.MICA_ENVIRONMENT),
+    limit: clientLimit(limits),
   });
 
   await app.register(swagger, {

@@ -9,6 +9,7 @@ export const ERROR_CODES = {
   FORBIDDEN: { status: 403, flat: 'FORBIDDEN', webhook: 'UNAUTHORIZED' },
   CLIENT_NOT_FOUND: { status: 404, flat: 'NOT_FOUND', webhook: 'BAD_REQUEST' },
   NOT_FOUND: { status: 404, flat: 'NOT_FOUND', webhook: 'BAD_REQUEST' },
+  METHOD_NOT_ALLOWED: { status: 405, flat: 'METHOD_NOT_ALLOWED', webhook: 'BAD_REQUEST' },
   INVALID_TRANSITION: { status: 409, flat: 'CONFLICT', webhook: 'DUPLICATE_ALERT' },
   DUPLICATE_ALERT: { status: 409, flat: 'CONFLICT', webhook: 'DUPLICATE_ALERT' },
   PAYLOAD_TOO_LARGE: { status: 413, flat: 'VALIDATION', webhook: 'BAD_REQUEST' },

@@ -392,23 +392,57 @@ describe('evaluation errors (nested format, CONTRACT §3)', () => {
       details: { errors: ['body: Exceeds the 1 MiB limit'] },
       statusCode: 413,
     });
-    for (const [method, url] of [
-      ['PUT', '/api/mica/wallet-screening'],
-      ['GET', '/api/mica/cache/nope'],
-      ['DELETE', '/api/mica/travel-rule-validation'],
-      ['POST', '/api/mica/circuit-breaker/status'],
+    const unknown = await t.app.inject({ method: 'GET', url: '/api/mica/cache/nope', headers: auth });
+    assert.equal(unknown.statusCode, 404);
+    assert.equal(unknown.json().type, 'NOT_FOUND', unknown.body);
+    assert.equal(unknown.json().statusCode, 404);
+    // A path served under other methods: 405 naming them, in Allow too (RFC 9110 §15.5.6).
+    for (const [method, url, allow] of [
+      ['PUT', '/api/mica/wallet-screening', 'GET, HEAD, POST'],
+      ['DELETE', '/api/mica/travel-rule-validation', 'POST'],
+      ['POST', '/api/mica/circuit-breaker/status', 'GET, HEAD'],
+      ['DELETE', '/api/mica/cache/invalidate', 'POST'],
     ] as const) {
       const r = await t.app.inject({ method, url, headers: auth });
-      assert.equal(r.statusCode, 404, `${method} ${url}`);
-      assert.equal(r.json().type, 'NOT_FOUND', `${method} ${url}: ${r.body}`);
-      assert.equal(r.json().statusCode, 404);
+      assert.equal(r.statusCode, 405, `${method} ${url}`);
+      assert.equal(r.headers.allow, allow, `${method} ${url}`);
+      assert.deepEqual(r.json(), {
+        error: `Method ${method} not allowed on ${url}; allowed: ${allow}`,
+        type: 'METHOD_NOT_ALLOWED',
+        details: { allowed: allow.split(', ') },
+        statusCode: 405,
+      });
+      assert.match(String(r.headers['x-ratelimit-remaining']), /^\d+$/, `${method} ${url}`);
     }
   });
 
-  it('unknown routes are a nested 404', async () => {
+  it('unknown routes are a nested 404, a known path with another method a nested 405; with a valid key both are counted', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/api/nope', headers: auth });
     assert.equal(res.statusCode, 404);
     assert.equal((res.json() as NestedBody).error.code, 'NOT_FOUND');
+    assert.match(String(res.headers['x-ratelimit-limit']), /^\d+$/);
+    assert.match(String(res.headers['x-ratelimit-reset']), /^\d+$/);
+    const put = await t.app.inject({ method: 'PUT', url: '/api/mica/evaluate', headers: auth, payload: {} });
+    assert.equal(put.statusCode, 405);
+    assert.equal(put.headers.allow, 'POST');
+    assert.equal((put.json() as NestedBody).error.code, 'METHOD_NOT_ALLOWED');
+    const remaining = Number(put.headers['x-ratelimit-remaining']);
+    assert.equal(Number(res.headers['x-ratelimit-remaining']) - remaining, 1, 'each counted once');
+    const case405 = await t.app.inject({
+      method: 'DELETE',
+      url: '/api/cases/CASE-2026-000001',
+      headers: auth,
+    });
+    assert.equal(case405.statusCode, 405);
+    assert.equal(case405.headers.allow, 'GET, HEAD');
+    // Without a valid key: the same answers, no 401 (nothing here needs a key), no headers.
+    for (const headers of [{}, { authorization: 'Bearer mica_live_nope' }]) {
+      const anon = await t.app.inject({ method: 'GET', url: '/api/nope', headers });
+      assert.equal(anon.statusCode, 404);
+      assert.equal(anon.headers['x-ratelimit-limit'], undefined);
+      const anonPut = await t.app.inject({ method: 'PUT', url: '/api/mica/evaluate', headers });
+      assert.equal(anonPut.statusCode, 405);
+    }
   });
 
   it('nothing is stored for a rejected request', async () => {

@@ -242,11 +242,4 @@ export function registerErrorHandler(app: FastifyInstance): void {
     else req.log.info({ code: appErr.code, status: appErr.status }, 'request rejected');
     return sendError(req, reply, appErr);
   });
-  app.setNotFoundHandler((req, reply) =>
-    sendError(
-      req,
-      reply,
-      new AppError('NOT_FOUND', `Route ${req.method} ${req.url.split('?')[0]} not found`),
-    ),
-  );
 }

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { AppError } from '../../errors.ts';
+import type { Principal } from '../../services/keys.service.ts';
 import type { LimitDecision, Limits, RateLimitService } from '../../services/rate-limit.service.ts';
 
 /** Writes the X-RateLimit-* headers of a decision. */
@@ -33,9 +34,19 @@ export function registerClientRateLimit(
     onRejected?: (scope: string) => void;
   },
 ): void {
+  const limit = clientLimit(deps);
   app.addHook('onRequest', async (req, reply) => {
-    const principal = req.principal;
-    if (!principal) return;
+    if (req.principal) await limit(req.principal, reply);
+  });
+}
+
+/** Counts one request of the client, sets the headers, and throws the 429 of a refusal. */
+export function clientLimit(deps: {
+  limiter: RateLimitService;
+  limitsFor: (clientId: string) => Promise<Limits>;
+  onRejected?: (scope: string) => void;
+}) {
+  return async (principal: Principal, reply: FastifyReply): Promise<void> => {
     const decision = await deps.limiter.check(
       `client:${principal.clientId}`,
       await deps.limitsFor(principal.clientId),
@@ -45,5 +56,5 @@ export function registerClientRateLimit(
       deps.onRejected?.(decision.scope ?? 'minute');
       throw rateLimitError(decision);
     }
-  });
+  };
 }

@@ -1,0 +1,65 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError } from '../../errors.ts';
+import type { Principal } from '../../services/keys.service.ts';
+import { sendError } from './error-handler.ts';
+
+/** A route's path as a pattern: `:param` is one segment, `*` the rest. */
+function patternOf(url: string): RegExp {
+  const parts = url.split(/(:[A-Za-z0-9_]+|\*)/);
+  const source = parts
+    .map((p) => (p === '*' ? '.*' : p.startsWith(':') ? '[^/]+' : p.replace(/[.+?^${}()|[\]\\]/g, '\\$&')))
+    .join('');
+  return new RegExp(`^${source}$`);
+}
+
+/**
+ * Answers what no route serves: 405 with `Allow` for a path served under other methods (RFC 9110
+ * §15.5.6), else 404, both in the format of the endpoints under that path. An API request with a
+ * valid key is counted and gets the X-RateLimit-* headers, as on every other answer to a client
+ * (no 401 for a bad key: there is nothing here to authenticate for). Registered before the routes
+ * (it learns their methods as they are added) and after auth and rate limiting (it uses them).
+ */
+export function registerNotFound(
+  app: FastifyInstance,
+  deps: {
+    authenticate: (token: string) => Promise<Principal | undefined>;
+    limit: (principal: Principal, reply: FastifyReply) => Promise<void>;
+  },
+): void {
+  const routes: Array<{ url: string; pattern: RegExp; methods: Set<string> }> = [];
+  app.addHook('onRoute', (route) => {
+    let known = routes.find((r) => r.url === route.url);
+    if (!known) {
+      known = { url: route.url, pattern: patternOf(route.url), methods: new Set() };
+      routes.push(known);
+    }
+    for (const m of Array.isArray(route.method) ? route.method : [route.method]) known.methods.add(m);
+  });
+  const allowedFor = (path: string): string[] => {
+    const methods = new Set<string>();
+    for (const r of routes) if (r.pattern.test(path)) for (const m of r.methods) methods.add(m);
+    return [...methods].sort();
+  };
+
+  app.setNotFoundHandler(async (req: FastifyRequest, reply: FastifyReply) => {
+    const path = req.url.split('?')[0]!;
+    if (path.startsWith('/api/')) {
+      const token = /^Bearer\s+(\S+)\s*$/i.exec(String(req.headers.authorization ?? ''))?.[1];
+      const principal = token ? await deps.authenticate(token) : undefined;
+      if (principal) await deps.limit(principal, reply);
+    }
+    const allowed = allowedFor(path);
+    if (allowed.length === 0)
+      return sendError(req, reply, new AppError('NOT_FOUND', `Route ${req.method} ${path} not found`));
+    return sendError(
+      req,
+      reply,
+      new AppError(
+        'METHOD_NOT_ALLOWED',
+        `Method ${req.method} not allowed on ${path}; allowed: ${allowed.join(', ')}`,
+        { allowed },
+        { allow: allowed.join(', ') },
+      ),
+    );
+  });
+}

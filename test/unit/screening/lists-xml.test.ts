@@ -57,6 +57,52 @@ describe('OFAC sdn.xml', () => {
     assert.deepEqual(parseOfacXml(fixtureBytes('ofac_xml/sdn_sample.xml')), list);
   });
 
+  test('refuses a file holding fewer entries than its Record_Count states', () => {
+    // The sample states 5 and holds 5: no warning.
+    assert.deepEqual(list.warnings, []);
+    assert.throws(
+      () => parseOfacXml(fixtureText('ofac_xml/sdn_record_count_short.xml'), 'sdn.xml'),
+      (e: unknown) =>
+        e instanceof ListFormatError &&
+        e.message ===
+          'ofac: sdn.xml holds 2 <sdnEntry> records, fewer than its Record_Count states (5): the file is incomplete; download it again',
+    );
+    // More than stated loses nothing: warned of, as is a count that cannot be read.
+    const sample = fixtureText('ofac_xml/sdn_sample.xml');
+    const more = parseOfacXml(sample.replace('<Record_Count>5<', '<Record_Count>4<'), 'sdn.xml');
+    assert.equal(more.entries.length, 5);
+    assert.deepEqual(more.warnings, [
+      'ofac: sdn.xml holds 5 <sdnEntry> records, more than its Record_Count states (4)',
+    ]);
+    const odd = parseOfacXml(sample.replace('<Record_Count>5<', '<Record_Count>five<'), 'sdn.xml');
+    assert.match(odd.warnings[0] ?? '', /Record_Count "five" is not a number/);
+    // A file without the element (older exports) is read as before.
+    assert.deepEqual(parseOfacXml(sample.replace(/<Record_Count>5<\/Record_Count>/, '')).warnings, []);
+  });
+
+  test("a file cut short names its file and the element left open, not the parser's tag stack", () => {
+    const sample = fixtureText('ofac_xml/sdn_sample.xml');
+    const cut = sample.slice(0, sample.indexOf('</akaList>'));
+    assert.throws(
+      () => parseOfacXml(cut, 'sdn.xml'),
+      (e: unknown) =>
+        e instanceof ListFormatError &&
+        e.message ===
+          'ofac: sdn.xml is not well-formed XML: unclosed element <akaList> at end of file (inside <sdnList>, <sdnEntry>); is the file cut short?',
+    );
+    assert.throws(
+      () => parseOfacXml('<sdnList>', 'sdn.xml'),
+      isFormatError(/^ofac: sdn\.xml is not well-formed XML: unclosed element <sdnList> at end of file/),
+    );
+    // Other faults say where.
+    assert.throws(
+      () => parseUnXml('<CONSOLIDATED_LIST>\n<broken></CONSOLIDATED_LIST>', 'un.xml'),
+      isFormatError(
+        /^un: un\.xml is not well-formed XML at line 2: Expected closing tag 'broken' \(opened in line 2, col 1\) instead of closing tag 'CONSOLIDATED_LIST'\.$/,
+      ),
+    );
+  });
+
   test('rejects an unknown root and malformed XML', () => {
     assert.throws(
       () => parseOfacXml('<sdnListe></sdnListe>'),
@@ -65,7 +111,7 @@ describe('OFAC sdn.xml', () => {
     assert.throws(() => parseOfacXml('<sdnList><sdnEntry></sdnList>'), isFormatError(/not well-formed/));
     assert.throws(
       () => parseOfacXml('<sdnList><sdnEntry><lastName>X</lastName></sdnEntry></sdnList>'),
-      isFormatError(/no uid/),
+      isFormatError(/an <sdnEntry> has no <uid>/),
     );
     assert.throws(() => parseOfacXml('<sdnList/>'), ListFormatError);
   });
@@ -163,7 +209,14 @@ describe('EU consolidated list (hand-written fixture in the FSF XML layout)', ()
     assert.deepEqual(plain.addresses, []);
   });
 
-  test('rejects another root', () => {
+  test('rejects another root, naming the file given', () => {
     assert.throws(() => parseEuXml('<CONSOLIDATED_LIST/>'), isFormatError(/expected root element <export>/));
+    assert.throws(
+      () => parseEuXml('<CONSOLIDATED_LIST dateGenerated="x"/>', 'un.xml'),
+      (e: unknown) =>
+        e instanceof ListFormatError &&
+        e.message ===
+          'eu: un.xml is not the EU consolidated list: expected root element <export>, found <CONSOLIDATED_LIST>',
+    );
   });
 });

@@ -16,13 +16,13 @@ describe('runOnce', () => {
       BAD_UN,
     );
     assert.equal(out.ok, false);
-    assert.match(out.message, /^UN consolidated list: expected root element/);
+    assert.match(out.message, /^un: un\.xml is not the UN consolidated list: expected root element/);
   });
 
   it('rejects with the message of what the function threw', async () => {
     await assert.rejects(
       runOnce(LIST_PREP, 'prepareList', BAD_UN),
-      /^Error: prepareList on a worker thread: UN consolidated list: expected root element/,
+      /^Error: prepareList on a worker thread: un: un\.xml is not the UN consolidated list: expected root element/,
     );
   });
 

@@ -8,7 +8,7 @@ import {
 } from './model.ts';
 import { extractRemarkAddresses } from './remarks.ts';
 import { clean, uniq } from './text.ts';
-import { attr, children, parseXmlRoot, text, type XmlNode } from './xml.ts';
+import { attr, children, fileLabel, parseXmlRoot, text, type XmlNode } from './xml.ts';
 
 // EU Consolidated Financial Sanctions List, XML 1.1 (namespace http://eu.europa.ec/fpi/fsd/export):
 //   <export generationDate="…"><sanctionEntity logicalId="…" euReferenceNumber="EU.…">
@@ -53,15 +53,21 @@ function cryptoAddresses(node: XmlNode, entry_id: string): ListedAddress[] {
   return out;
 }
 
-/** Parses the EU consolidated financial sanctions list XML into the common model. */
-export function parseEuXml(xml: string | Uint8Array): SanctionsList {
-  const root = parseXmlRoot(xml, 'export', 'EU consolidated list');
+/**
+ * Parses the EU consolidated financial sanctions list XML into the common model; `file` is its
+ * name as given, for messages.
+ */
+export function parseEuXml(xml: string | Uint8Array, file?: string): SanctionsList {
+  const where = { source: 'eu', file, format: 'the EU consolidated list' };
+  const root = parseXmlRoot(xml, 'export', where);
   const entries: SanctionsEntry[] = [];
   const addresses: ListedAddress[] = [];
   for (const node of children(root, 'sanctionEntity')) {
     const entry_id = clean(attr(node, 'euReferenceNumber')) || clean(attr(node, 'logicalId'));
     if (entry_id === '')
-      throw new ListFormatError('EU list: a sanctionEntity has no euReferenceNumber or logicalId');
+      throw new ListFormatError(
+        `${fileLabel(where)}: a <sanctionEntity> has no euReferenceNumber or logicalId`,
+      );
     // strong="false" marks a weak alias (too generic to identify the party): kept apart, never
     // screened on its own. The name is the first strong one (the first of all when none is).
     const all = children(node, 'nameAlias');

@@ -6,8 +6,8 @@ import {
   type SanctionsEntry,
   type SanctionsList,
 } from './model.ts';
-import { clean, uniq } from './text.ts';
-import { children, parseXmlRoot, text, type XmlNode } from './xml.ts';
+import { clean, quoted, uniq } from './text.ts';
+import { children, fileLabel, parseXmlRoot, text, type XmlNode } from './xml.ts';
 
 // sdn.xml (namespace https://sanctionslistservice.ofac.treas.gov/api/PublicationPreview/exports/XML,
 // formerly http://tempuri.org/sdnList.xsd):
@@ -43,15 +43,23 @@ function entryType(sdnType: string): EntryType {
   return 'other';
 }
 
-/** Parses OFAC's `sdn.xml` into the common model. */
-export function parseOfacXml(xml: string | Uint8Array): SanctionsList {
-  const root = parseXmlRoot(xml, 'sdnList', 'OFAC sdn.xml');
+/** The parsed list, with what the import should be told of (a Record_Count off the mark). */
+export type OfacXmlResult = SanctionsList & { warnings: string[] };
+
+/**
+ * Parses OFAC's `sdn.xml` into the common model; `file` is its name as given, for messages. A file
+ * holding fewer entries than its own Record_Count states is refused (see checkRecordCount).
+ */
+export function parseOfacXml(xml: string | Uint8Array, file?: string): OfacXmlResult {
+  const where = { source: 'ofac', file, format: 'an OFAC sdn.xml' };
+  const root = parseXmlRoot(xml, 'sdnList', where);
   const publish = children(root, 'publshInformation')[0];
   const entries: SanctionsEntry[] = [];
   const addresses: ListedAddress[] = [];
-  for (const node of children(root, 'sdnEntry')) {
+  const nodes = children(root, 'sdnEntry');
+  for (const node of nodes) {
     const entry_id = clean(text(node, 'uid'));
-    if (entry_id === '') throw new ListFormatError('OFAC sdn.xml: an sdnEntry has no uid');
+    if (entry_id === '') throw new ListFormatError(`${fileLabel(where)}: an <sdnEntry> has no <uid>`);
     const programs = children(node, 'programList').flatMap((l) =>
       children(l, 'program').map((p) => clean(text(p))),
     );
@@ -76,7 +84,39 @@ export function parseOfacXml(xml: string | Uint8Array): SanctionsList {
     }
   }
   if (entries.length === 0 && publish === undefined) {
-    throw new ListFormatError('OFAC sdn.xml: no sdnEntry and no publshInformation');
+    throw new ListFormatError(`${fileLabel(where)}: no <sdnEntry> and no <publshInformation>`);
   }
-  return { source: 'ofac', published_at: ofacDate(text(publish, 'Publish_Date')), entries, addresses };
+  const warnings = checkRecordCount(fileLabel(where), nodes.length, text(publish, 'Record_Count'));
+  return {
+    source: 'ofac',
+    published_at: ofacDate(text(publish, 'Publish_Date')),
+    entries,
+    addresses,
+    warnings,
+  };
+}
+
+const records = (n: number) => `${n} <sdnEntry> record${n === 1 ? '' : 's'}`;
+
+/**
+ * OFAC states in Record_Count how many sdnEntry records the file holds, so that a consumer can
+ * tell an incomplete file: a download cut short at an entry and closed again, or a copy trimmed by
+ * hand, would unlist every party left out, whose addresses would then screen clean. Fewer entries
+ * than stated is refused; more, or a count that cannot be read, is warned of (nothing is missing).
+ */
+function checkRecordCount(label: string, read: number, stated: string): string[] {
+  const value = clean(stated).replace(/,/g, '');
+  if (value === '') return [];
+  if (!/^\d+$/.test(value))
+    return [
+      `${label}: Record_Count ${quoted(stated)} is not a number; the entries were not counted against it`,
+    ];
+  const count = Number(value);
+  if (read < count)
+    throw new ListFormatError(
+      `${label} holds ${records(read)}, fewer than its Record_Count states (${count}): the file is incomplete; download it again`,
+    );
+  return read > count
+    ? [`${label} holds ${records(read)}, more than its Record_Count states (${count})`]
+    : [];
 }

@@ -1,6 +1,6 @@
 import { type EntryType, ListFormatError, type SanctionsEntry, type SanctionsList } from './model.ts';
 import { clean, uniq } from './text.ts';
-import { attr, children, parseXmlRoot, text, type XmlNode } from './xml.ts';
+import { attr, children, fileLabel, parseXmlRoot, text, type XmlFile, type XmlNode } from './xml.ts';
 
 // UN Security Council Consolidated List (https://www.un.org/sc/resources/sc-sanctions.xsd):
 //   <CONSOLIDATED_LIST dateGenerated="…">
@@ -12,14 +12,14 @@ import { attr, children, parseXmlRoot, text, type XmlNode } from './xml.ts';
 
 const NAME_PARTS = ['FIRST_NAME', 'SECOND_NAME', 'THIRD_NAME', 'FOURTH_NAME'];
 
-function toEntry(node: XmlNode, type: EntryType, aliasTag: string): SanctionsEntry {
+function toEntry(node: XmlNode, type: EntryType, aliasTag: string, where: XmlFile): SanctionsEntry {
   const reference = clean(text(node, 'REFERENCE_NUMBER'));
   const dataId = clean(text(node, 'DATAID'));
   // The reference (e.g. QDi.001) is what notices and other lists cite; DATAID is the fallback key.
   const entry_id = reference || dataId;
   if (entry_id === '')
     throw new ListFormatError(
-      `UN list: an ${aliasTag.split('_')[0]} has neither REFERENCE_NUMBER nor DATAID`,
+      `${fileLabel(where)}: an <${aliasTag.split('_')[0]}> has neither REFERENCE_NUMBER nor DATAID`,
     );
   const name = clean(NAME_PARTS.map((t) => text(node, t)).join(' '));
   // QUALITY "Low": the UN's own word that the alias is not sufficient to identify the person (a
@@ -60,17 +60,21 @@ function namesIn(field: string): string[] {
     });
 }
 
-/** Parses the UN consolidated sanctions list XML into the common model. */
-export function parseUnXml(xml: string | Uint8Array): SanctionsList {
-  const root = parseXmlRoot(xml, 'CONSOLIDATED_LIST', 'UN consolidated list');
+/**
+ * Parses the UN consolidated sanctions list XML into the common model; `file` is its name as
+ * given, for messages.
+ */
+export function parseUnXml(xml: string | Uint8Array, file?: string): SanctionsList {
+  const where = { source: 'un', file, format: 'the UN consolidated list' };
+  const root = parseXmlRoot(xml, 'CONSOLIDATED_LIST', where);
   const individuals = children(root, 'INDIVIDUALS').flatMap((g) => children(g, 'INDIVIDUAL'));
   const entities = children(root, 'ENTITIES').flatMap((g) => children(g, 'ENTITY'));
   if (children(root, 'INDIVIDUALS').length === 0 && children(root, 'ENTITIES').length === 0) {
-    throw new ListFormatError('UN consolidated list: neither <INDIVIDUALS> nor <ENTITIES> found');
+    throw new ListFormatError(`${fileLabel(where)}: neither <INDIVIDUALS> nor <ENTITIES> found`);
   }
   const entries = [
-    ...individuals.map((n) => toEntry(n, 'individual', 'INDIVIDUAL_ALIAS')),
-    ...entities.map((n) => toEntry(n, 'entity', 'ENTITY_ALIAS')),
+    ...individuals.map((n) => toEntry(n, 'individual', 'INDIVIDUAL_ALIAS', where)),
+    ...entities.map((n) => toEntry(n, 'entity', 'ENTITY_ALIAS', where)),
   ];
   const generated = attr(root, 'dateGenerated').trim();
   return { source: 'un', published_at: generated === '' ? null : generated, entries, addresses: [] };

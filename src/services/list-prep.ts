@@ -1,12 +1,15 @@
 import {
   ListFormatError,
   type ListSource,
+  mergeDuplicateEntries,
+  nameNamelessEntries,
   normalizePublishedAt,
   parseEuXml,
   parseOfacCsv,
   parseOfacXml,
   parseUnXml,
   printable,
+  publishedAfter,
   publishedBefore,
   quoted,
   type SanctionsList,
@@ -112,7 +115,7 @@ function parseLoneOfac(file: ListFile): Parsed {
     throw new ListFormatError(`ofac: ${name} is a companion of sdn.csv; give sdn.csv or its directory`);
   refuseEmpty('ofac', file);
   if (looksLikeXml(file.content))
-    return { ...parseOfacXml(file.content), file: name, dateField: 'no Publish_Date' };
+    return { ...parseOfacXml(file.content, name), file: name, dateField: 'no Publish_Date' };
   const asCsv = baseName(file.name) !== OFAC_CSV.sdn;
   try {
     const list = parseOfacCsv({ sdn: file.content }, { names: { sdn: name } });
@@ -137,8 +140,8 @@ function loadList(source: ListSource, files: ListFile[]): Parsed {
   if (!looksLikeXml(file.content))
     throw new ListFormatError(`${source}: ${name} is not XML; only the XML format of this list is read`);
   return source === 'un'
-    ? { ...parseUnXml(file.content), file: name, dateField: 'no dateGenerated attribute' }
-    : { ...parseEuXml(file.content), file: name, dateField: 'no generationDate attribute' };
+    ? { ...parseUnXml(file.content, name), file: name, dateField: 'no dateGenerated attribute' }
+    : { ...parseEuXml(file.content, name), file: name, dateField: 'no generationDate attribute' };
 }
 
 /** What an import of a file without a date of its own says: `sdn.csv carries no publication date (…)`. */
@@ -146,6 +149,31 @@ const undatedPhrase = (list: Parsed) => `${list.file} carries no publication dat
 
 /** Whether two publication dates name the same publication: neither is older (publishedBefore). */
 const samePublication = (a: string, b: string) => !publishedBefore(a, b) && !publishedBefore(b, a);
+
+/** A publication date, named by where it came from, in a refusal of it. */
+const DATE_ORIGIN: Record<PublishedAtFrom, (list: Parsed, date: string) => string> = {
+  file: (list, date) => `the publication date ${list.file} states, ${date},`,
+  operator: (_, date) => `the publication date given, ${date},`,
+  file_date: (list, date) =>
+    `the modification date of ${list.file}, ${date}, which stands for its publication date,`,
+};
+
+/**
+ * Refuses a publication date to come (more than FUTURE_TOLERANCE_MS ahead of this host's clock):
+ * a mistyped --published-at, or a file dated wrongly, would otherwise be held, and every genuine
+ * import after it refused as a roll-back.
+ */
+function refuseFuture(
+  source: ListSource,
+  list: Parsed,
+  date: { published_at: string; from: PublishedAtFrom },
+  now: number,
+): void {
+  if (!publishedAfter(date.published_at, now)) return;
+  throw new ListFormatError(
+    `${source}: ${DATE_ORIGIN[date.from](list, date.published_at)} is in the future (it is now ${new Date(now).toISOString()}; a day ahead is allowed for clocks set apart); the held list was left unchanged`,
+  );
+}
 
 /**
  * The publication date held with the list (CONTRACT §7: every list carries one) and where it came
@@ -208,8 +236,14 @@ function addressWarnings(source: ListSource, list: SanctionsList): string[] {
     );
 }
 
-/** Loads the files of an import, checks what the store needs, and collects the warnings. */
-function parseListFiles(req: ListImportRequest): SanctionsList & {
+/**
+ * Loads the files of an import, checks what the store needs, and collects the warnings; `now`
+ * is the clock a publication date may not be ahead of.
+ */
+function parseListFiles(
+  req: ListImportRequest,
+  now: number,
+): SanctionsList & {
   published_at: string;
   published_at_from: PublishedAtFrom;
   undated: string | null;
@@ -221,14 +255,13 @@ function parseListFiles(req: ListImportRequest): SanctionsList & {
     throw new ListFormatError(`${source}: the file holds no entries; the held list was left unchanged`);
   const warnings = [...(list.warnings ?? [])];
   const date = publicationDate(source, list, req.published_at ?? null, req.file_date ?? null, warnings);
-  // Loaders keep the first of duplicated ids (OFAC CSV already does); the store needs unique ids.
-  const seen = new Set<string>();
-  const entries = list.entries.filter((e) => {
-    if (!seen.has(e.entry_id)) return seen.add(e.entry_id);
-    warnings.push(`${source}: duplicate entry id ${printable(e.entry_id)} ignored`);
-    return false;
-  });
-  warnings.push(...addressWarnings(source, list));
+  refuseFuture(source, list, date, now);
+  // One record per entry id (the store's key), each with a name (a hit shows it).
+  const merged = mergeDuplicateEntries(source, list.entries);
+  const named = nameNamelessEntries(source, merged.entries);
+  const entries = named.entries;
+  warnings.push(...merged.warnings, ...named.warnings);
+  warnings.push(...addressWarnings(source, { ...list, entries }));
   return {
     source: list.source,
     published_at: date.published_at,
@@ -240,9 +273,9 @@ function parseListFiles(req: ListImportRequest): SanctionsList & {
   };
 }
 
-/** Parses the files of an import and lays its rows out for the store. */
-export function prepareList(req: ListImportRequest): PreparedList {
-  const list = parseListFiles(req);
+/** Parses the files of an import and lays its rows out for the store (`now`: see parseListFiles). */
+export function prepareList(req: ListImportRequest, now = Date.now()): PreparedList {
+  const list = parseListFiles(req, now);
   return {
     source: list.source,
     published_at: list.published_at,

@@ -125,8 +125,20 @@ describe('mica lists import (the CLI, spawned)', () => {
     writeFileSync(xml, '<?xml version="1.0"?><Sanctions><DateOfIssue/></Sanctions>');
     for (const [args, pattern] of [
       [['eu', csv], /not XML/],
-      [['ofac', xml], /expected root element <sdnList>, found <Sanctions>/],
+      [
+        ['ofac', xml],
+        /^ofac: advanced\.xml is not an OFAC sdn\.xml: expected root element <sdnList>, found <Sanctions>$/,
+      ],
+      [
+        ['eu', fixturePath('un_sanctions/UN_consolidated.xml')],
+        /^eu: UN_consolidated\.xml is not the EU consolidated list: expected root element <export>, found <CONSOLIDATED_LIST>$/,
+      ],
       [['ofac', join(dataDir, 'missing')], /cannot read/],
+      // A date to come would be held, and refuse every genuine import after it as a roll-back.
+      [
+        ['ofac', fixturePath('ofac_sdn/tiny_2025'), '--published-at', '2099-01-01'],
+        /^ofac: the publication date given, 2099-01-01, is in the future \(it is now .*Z; a day ahead is allowed for clocks set apart\); the held list was left unchanged$/,
+      ],
     ] as Array<[string[], RegExp]>) {
       const r = await mica('lists', 'import', ...args);
       assert.equal(r.code, 1, `${args.join(' ')}: ${r.out}`);

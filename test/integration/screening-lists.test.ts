@@ -12,6 +12,7 @@ import {
   ofacCsvFromSnapshot,
   type Screening,
   screenGet,
+  screenPost,
   snapshot,
   uniqueClient,
 } from '../helpers/screening.ts';
@@ -458,5 +459,164 @@ describe('wallet screening against the held sanctions lists (real OFAC and UN da
     // The OFAC XML imported above still serves.
     const s = await screen('1B64QRxfaa35MVkf7sDjuGUYAP5izQt7Qi', 'bitcoin');
     assert.equal(s.risk_profile.risk_category, 'critical');
+  });
+
+  /** What is held per source: publication date and version. */
+  const held = async () => {
+    const { lists } = (await t.deps.commands('lists.status', {}, 'test')) as {
+      lists: Array<{ source: string; published_at: string; version: number }>;
+    };
+    return Object.fromEntries(lists.map((l) => [l.source, [l.published_at, l.version]]));
+  };
+  const refusedWith = (source: 'ofac' | 'eu' | 'un', args: Record<string, unknown>, message: string) =>
+    assert.rejects(
+      t.deps.commands('lists.import', { source, ...args }, 'test'),
+      (e: Error & { code?: string }) => {
+        assert.equal(e.message, message);
+        return e.code === 'INVALID_REQUEST';
+      },
+    );
+
+  it('refuses a file that names the wrong list, is cut short, or holds fewer entries than it states, by name', async () => {
+    const before = await held();
+    const un = readFileSync(fixturePath('un_sanctions/UN_consolidated.xml'), 'utf8');
+    await refusedWith(
+      'eu',
+      { files: [{ name: 'UN_consolidated.xml', content: un }] },
+      'eu: UN_consolidated.xml is not the EU consolidated list: expected root element <export>, found <CONSOLIDATED_LIST>',
+    );
+    const sdn = readFileSync(fixturePath('ofac_xml/sdn_sample.xml'), 'utf8');
+    await refusedWith(
+      'ofac',
+      { files: [{ name: 'sdn.xml', content: sdn.slice(0, sdn.indexOf('</akaList>')) }] },
+      'ofac: sdn.xml is not well-formed XML: unclosed element <akaList> at end of file (inside <sdnList>, <sdnEntry>); is the file cut short?',
+    );
+    // Well-formed, newer, but 2 entries of the 5 its Record_Count states: it would unlist the rest.
+    const { files } = readListFiles('ofac', fixturePath('ofac_xml/sdn_record_count_short.xml'));
+    await refusedWith(
+      'ofac',
+      { files },
+      'ofac: sdn_record_count_short.xml holds 2 <sdnEntry> records, fewer than its Record_Count states (5): the file is incomplete; download it again',
+    );
+    assert.deepEqual(await held(), before);
+    const s = await screen('0x7F367cC41522cE07553e823bf3be79A889DEbe1B', 'ethereum');
+    assert.equal(s.risk_profile.sanctions_matches[0]?.entry_id, '29584', 'an entry the short file left out');
+  });
+
+  it('refuses a publication date to come, which would refuse every later import as a roll-back', async () => {
+    const before = await held();
+    const eu = readFileSync(fixturePath('eu_xml/eu_sample.xml'), 'utf8');
+    const euDated = (date: string) => eu.replace(/generationDate="[^"]*"/, `generationDate="${date}"`);
+    const now = /it is now \d{4}-\d{2}-\d{2}T[\d:.]+Z; a day ahead is allowed for clocks set apart/;
+    await assert.rejects(
+      t.deps.commands(
+        'lists.import',
+        { source: 'eu', files: [{ name: 'eu.xml', content: euDated('2099-01-01T00:00:00+01:00') }] },
+        'test',
+      ),
+      (e: Error & { code?: string }) =>
+        e.code === 'INVALID_REQUEST' &&
+        e.message.startsWith(
+          'eu: the publication date eu.xml states, 2098-12-31T23:00:00.000Z, is in the future (',
+        ) &&
+        now.test(e.message) &&
+        e.message.endsWith('); the held list was left unchanged'),
+    );
+    const csv = readFileSync(fixturePath('ofac_sdn/tiny_2025/sdn.csv'), 'utf8');
+    await assert.rejects(
+      t.deps.commands(
+        'lists.import',
+        { source: 'ofac', files: [{ name: 'sdn.csv', content: csv }], published_at: '2099-01-01' },
+        'test',
+      ),
+      (e: Error & { code?: string }) =>
+        e.code === 'INVALID_REQUEST' &&
+        e.message.startsWith('ofac: the publication date given, 2099-01-01, is in the future (') &&
+        now.test(e.message),
+    );
+    assert.deepEqual(await held(), before);
+    // A genuine later publication is taken.
+    const later = (await t.deps.commands(
+      'lists.import',
+      { source: 'eu', files: [{ name: 'eu.xml', content: euDated('2025-07-01T10:00:00+02:00') }] },
+      'test',
+    )) as { published_at: string };
+    assert.equal(later.published_at, '2025-07-01T08:00:00.000Z');
+  });
+
+  it('names an entry the list gives no name, and merges a repeated entry id into its first record', async () => {
+    const addressA = '1BvBMSEYstWetqTFn5Au4m4GFg7xJaNVN2';
+    const addressB = '3J98t1WpEZ73CNmQviecrnyiWrnqRhWNLy';
+    const addressC = 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq';
+    const xbt = (a: string) =>
+      `<identification identificationTypeCode="other" identificationTypeDescription="Digital Currency Address - XBT" number="${a}"/>`;
+    const xml = `<export generationDate="2025-08-01T10:00:00.000+02:00">
+      <sanctionEntity euReferenceNumber="EU.9100.01"><regulation programme="RUS"/><subjectType code="enterprise"/>${xbt(addressA)}</sanctionEntity>
+      <sanctionEntity euReferenceNumber="EU.9101.01"><regulation programme="RUS"/><subjectType code="enterprise"/>
+        <nameAlias wholeName="Illustrative First Holding"/>${xbt(addressB)}</sanctionEntity>
+      <sanctionEntity euReferenceNumber="EU.9101.01"><regulation programme="UKR"/><subjectType code="enterprise"/>
+        <nameAlias wholeName="Exemplary Zanzibar Trading"/>${xbt(addressC)}</sanctionEntity>
+    </export>`;
+    const r = (await t.deps.commands(
+      'lists.import',
+      { source: 'eu', files: [{ name: 'eu.xml', content: xml }] },
+      'test',
+    )) as { entries: number; addresses: number; warnings: string[] };
+    assert.equal(r.entries, 2);
+    assert.equal(r.addresses, 3);
+    assert.deepEqual(r.warnings, [
+      'eu: entry id EU.9101.01 is listed again ("Exemplary Zanzibar Trading"): merged into its first record ("Illustrative First Holding"), its names held as aliases, its addresses and programmes kept',
+      'eu: entry EU.9100.01 has no name nor alias: its entry id stands for its name',
+    ]);
+    const match = async (address: string) =>
+      (await screen(address, 'bitcoin')).risk_profile.sanctions_matches.find((m) => m.list === 'eu');
+    // A hit on the nameless entry names it by its id, never "".
+    assert.deepEqual(await match(addressA), {
+      list: 'eu',
+      entry_id: 'EU.9100.01',
+      name: 'EU.9100.01',
+      programs: ['RUS'],
+      matched: 'address',
+      score: 1,
+    });
+    // The second record's address is the entry's, with the programmes of both.
+    for (const address of [addressB, addressC])
+      assert.deepEqual(await match(address), {
+        list: 'eu',
+        entry_id: 'EU.9101.01',
+        name: 'Illustrative First Holding',
+        programs: ['RUS', 'UKR'],
+        matched: 'address',
+        score: 1,
+      });
+    // Its name is screened as an alias of the entry, not dropped.
+    const named = await screenPost(t, auth, {
+      wallet_address: 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4',
+      blockchain: 'bitcoin',
+      beneficiary_name: 'Exemplary Zanzibar Trading',
+    });
+    assert.equal(named.statusCode, 200, named.body);
+    const hit = (named.json() as Screening).risk_profile.sanctions_matches.find((m) => m.list === 'eu');
+    assert.equal(hit?.entry_id, 'EU.9101.01');
+    assert.equal(hit?.matched, 'name');
+
+    // The same for the UN list: an INDIVIDUAL with its REFERENCE_NUMBER alone.
+    const un = (await t.deps.commands(
+      'lists.import',
+      {
+        source: 'un',
+        files: [
+          {
+            name: 'un.xml',
+            content:
+              '<CONSOLIDATED_LIST dateGenerated="2026-03-01T00:00:00Z"><INDIVIDUALS><INDIVIDUAL><DATAID>1</DATAID><REFERENCE_NUMBER>QDi.999</REFERENCE_NUMBER><UN_LIST_TYPE>Al-Qaida</UN_LIST_TYPE></INDIVIDUAL></INDIVIDUALS></CONSOLIDATED_LIST>',
+          },
+        ],
+      },
+      'test',
+    )) as { warnings: string[] };
+    assert.deepEqual(un.warnings, [
+      'un: entry QDi.999 has no name nor alias: its entry id stands for its name',
+    ]);
   });
 });

@@ -2,9 +2,13 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import {
   classifyListedAddress,
+  mergeDuplicateEntries,
+  nameNamelessEntries,
   normalizePublishedAt,
   printable,
+  publishedAfter,
   publishedBefore,
+  type SanctionsEntry,
 } from '../../../src/domain/screening/lists/index.ts';
 import { parserMessage } from '../../../src/domain/screening/lists/text.ts';
 
@@ -43,6 +47,88 @@ describe('publication dates of a list', () => {
     assert.equal(publishedBefore('2025-10-01T00:00:00Z', '2025-10-01T00:00:01Z'), true);
     // A held date that cannot be read gives nothing to compare with.
     assert.equal(publishedBefore('2021-07-07', 'unknown'), false);
+  });
+});
+
+describe('publication dates to come', () => {
+  const now = Date.parse('2026-03-05T12:00:00Z');
+  const DAY = 24 * 3_600_000;
+
+  test('a date-time more than a day ahead of the clock is in the future', () => {
+    assert.equal(publishedAfter('2099-01-01T00:00:00Z', now), true);
+    assert.equal(publishedAfter(new Date(now + DAY + 1).toISOString(), now), true);
+    // Within a day: clocks set apart, not a list from the future.
+    assert.equal(publishedAfter(new Date(now + DAY).toISOString(), now), false);
+    assert.equal(publishedAfter('2026-03-05T12:00:00Z', now), false);
+    assert.equal(publishedAfter('2021-07-07T00:00:00Z', now), false);
+  });
+
+  test('a date alone counts from when its day began first (UTC+14)', () => {
+    // 2026-03-07 began at 2026-03-06T10:00Z, within a day of now.
+    assert.equal(publishedAfter('2026-03-07', now), false);
+    // 2026-03-08 began at 2026-03-07T10:00Z, 22 hours past the tolerance.
+    assert.equal(publishedAfter('2026-03-08', now), true);
+    assert.equal(publishedAfter('2099-01-01', now), true);
+    assert.equal(publishedAfter('2026-03-05', now), false);
+    // Unreadable: refused elsewhere, nothing to compare here.
+    assert.equal(publishedAfter('someday', now), false);
+  });
+});
+
+describe('entries as stored: one per id, each named', () => {
+  const entry = (entry_id: string, name: string, more: Partial<SanctionsEntry> = {}): SanctionsEntry => ({
+    entry_id,
+    name,
+    type: 'entity',
+    programs: [],
+    aliases: [],
+    ...more,
+  });
+
+  test('a repeated id is merged into its first record, names as aliases, and said so', () => {
+    const { entries, warnings } = mergeDuplicateEntries('eu', [
+      entry('EU.1', 'First Name', { programs: ['RUS'], aliases: ['F. Name'] }),
+      entry('EU.2', 'Other'),
+      entry('EU.1', 'Second Name', { programs: ['UKR', 'RUS'], aliases: ['F. Name'], weak_aliases: ['SN'] }),
+    ]);
+    assert.deepEqual(entries, [
+      entry('EU.1', 'First Name', {
+        programs: ['RUS', 'UKR'],
+        aliases: ['F. Name', 'Second Name'],
+        weak_aliases: ['SN'],
+      }),
+      entry('EU.2', 'Other'),
+    ]);
+    assert.deepEqual(warnings, [
+      'eu: entry id EU.1 is listed again ("Second Name"): merged into its first record ("First Name"), its names held as aliases, its addresses and programmes kept',
+    ]);
+    // Distinct ids pass as they are.
+    const plain = [entry('1', 'A'), entry('2', 'B')];
+    assert.deepEqual(mergeDuplicateEntries('ofac', plain), { entries: plain, warnings: [] });
+  });
+
+  test('an entry without a name takes its first alias, else its entry id, and is named in a warning', () => {
+    const { entries, warnings } = nameNamelessEntries('un', [
+      entry('QDi.900', ''),
+      entry('QDi.901', '', { aliases: ['Abu Example', 'Example'], weak_aliases: ['Ex'] }),
+      entry('QDi.902', 'Named'),
+      entry('QDi.903', '', { weak_aliases: ['Ex'] }),
+    ]);
+    assert.deepEqual(
+      entries.map((e) => [e.entry_id, e.name, e.aliases]),
+      [
+        ['QDi.900', 'QDi.900', []],
+        ['QDi.901', 'Abu Example', ['Example']],
+        ['QDi.902', 'Named', []],
+        // A weak alias is never screened, so it is not made the name.
+        ['QDi.903', 'QDi.903', []],
+      ],
+    );
+    assert.deepEqual(warnings, [
+      'un: entry QDi.900 has no name nor alias: its entry id stands for its name',
+      'un: entry QDi.901 has no name: held under its first alias, "Abu Example"',
+      'un: entry QDi.903 has no name nor alias: its entry id stands for its name',
+    ]);
   });
 });
 

@@ -205,6 +205,30 @@ describe('OFAC legacy CSV: edge cases', () => {
     for (const v of variants) assert.deepEqual(parseOfacCsv({ sdn: v }), base);
   });
 
+  test('a repeated ent_num is kept with its addresses, for the import to merge; its continuation read once', () => {
+    const list = parseOfacCsv({
+      sdn:
+        row('7', 'FIRST', 'Digital Currency Address - XBT ') +
+        row('7', 'SECOND', 'Digital Currency Address - ETH 0x901bb9583b24d97e995513c6778dc6888ab6870e'),
+      comments: '7,"12udabs2TkX7NXCSj6KpqXfakjE52ZPLhz."\r\n',
+    });
+    assert.deepEqual(
+      list.entries.map((e) => [e.entry_id, e.name]),
+      [
+        ['7', 'FIRST'],
+        ['7', 'SECOND'],
+      ],
+    );
+    assert.deepEqual(
+      list.addresses.map((a) => [a.entry_id, a.ticker, a.address]),
+      [
+        ['7', 'XBT', '12udabs2TkX7NXCSj6KpqXfakjE52ZPLhz'],
+        ['7', 'ETH', '0x901bb9583b24d97e995513c6778dc6888ab6870e'],
+      ],
+    );
+    assert.deepEqual(list.warnings, []);
+  });
+
   test('rejects a wrong column count with the file and row named', () => {
     assert.throws(
       () => parseOfacCsv({ sdn: '1,"A",-0- ,"X"\r\n' }),

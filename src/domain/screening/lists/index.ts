@@ -1,3 +1,4 @@
+export { mergeDuplicateEntries, nameNamelessEntries } from './entries.ts';
 export { parseEuXml } from './eu-xml.ts';
 export {
   type AddressScope,
@@ -18,7 +19,12 @@ export {
   splitPrograms,
 } from './ofac-csv.ts';
 export { ofacDate, parseOfacXml } from './ofac-xml.ts';
-export { normalizePublishedAt, publishedBefore } from './published-at.ts';
+export {
+  FUTURE_TOLERANCE_MS,
+  normalizePublishedAt,
+  publishedAfter,
+  publishedBefore,
+} from './published-at.ts';
 export { extractRemarkAddresses, type RemarkAddress } from './remarks.ts';
 export { printable, quoted } from './text.ts';
 export { parseUnXml } from './un-xml.ts';

@@ -103,7 +103,10 @@ export function splitPrograms(field: string): string[] {
   return uniq(field.split(/\]\s*\[/).map((p) => p.replace(/[[\]]/g, '').trim()));
 }
 
-/** Parses OFAC's legacy CSV set (sdn, add, alt, sdn_comments) into the common model. */
+/**
+ * Parses OFAC's legacy CSV set (sdn, add, alt, sdn_comments) into the common model. A repeated
+ * ent_num gives a second record, which the import merges into the first (mergeDuplicateEntries).
+ */
 export function parseOfacCsv(files: OfacCsvFiles, options: OfacCsvOptions = {}): OfacCsvResult {
   if (!files || files.sdn === undefined) throw new ListFormatError('OFAC CSV set: sdn.csv is required');
   const warnings: string[] = [];
@@ -137,10 +140,10 @@ export function parseOfacCsv(files: OfacCsvFiles, options: OfacCsvOptions = {}):
   const ids = new Set<string>();
   for (const row of sdnRows) {
     const entry_id = cell(row[0]);
-    if (ids.has(entry_id)) {
-      warnings.push(`${names.sdn}: duplicate ent_num ${entry_id} ignored`);
-      continue;
-    }
+    // A repeated ent_num is kept as a record of its own, with its addresses, to be merged into
+    // the first by the import like every loader's (mergeDuplicateEntries); the continuation of
+    // the remarks, keyed by ent_num alone, is read once, with the first.
+    const continued = ids.has(entry_id) ? '' : (continuation.get(entry_id) ?? '');
     ids.add(entry_id);
     entries.push({
       entry_id,
@@ -149,7 +152,7 @@ export function parseOfacCsv(files: OfacCsvFiles, options: OfacCsvOptions = {}):
       programs: splitPrograms(cell(row[3])),
       aliases: uniq(aliases.get(entry_id) ?? []),
     });
-    const remarks = rawCell(row[11]) + (continuation.get(entry_id) ?? '');
+    const remarks = rawCell(row[11]) + continued;
     for (const { ticker, address } of extractRemarkAddresses(remarks)) {
       addresses.push(listedAddress(entry_id, ticker, address));
     }

@@ -40,3 +40,22 @@ export function publishedBefore(a: string, b: string): boolean {
   if (bDay) return x.getTime() < y.getTime() - DAY_STARTS_BEFORE_UTC_MS;
   return x.getTime() < y.getTime();
 }
+
+/**
+ * How far ahead of the importing host's clock a publication date may lie: clocks set apart (the
+ * publisher's, ours) and a date alone read in the wrong zone, not a list from the future.
+ */
+export const FUTURE_TOLERANCE_MS = 24 * 3_600_000;
+
+/**
+ * Whether a publication date lies after `now` by more than the tolerance: a date-time by its
+ * instant, a date alone by when its day began first (UTC+14). No list is published later than it
+ * is imported, and one held with a date to come would refuse every genuine later import as a
+ * roll-back. False when the date cannot be read (the caller refuses that on its own).
+ */
+export function publishedAfter(value: string, now: number, toleranceMs = FUTURE_TOLERANCE_MS): boolean {
+  const at = parseIsoInstant(value.trim());
+  if (at === undefined) return false;
+  const earliest = DATE_ONLY.test(value.trim()) ? at.getTime() - DAY_STARTS_BEFORE_UTC_MS : at.getTime();
+  return earliest > now + toleranceMs;
+}

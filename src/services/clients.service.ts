@@ -1,3 +1,5 @@
+import { reassignmentPlan } from '../domain/cases/assignment.ts';
+import { changeTime } from '../domain/cases/change-time.ts';
 import { AppError } from '../errors.ts';
 import type { ClientRow, ClientsRepo } from '../storage/clients.repo.ts';
 import type { OperatorAuditRepo } from '../storage/operator-audit.repo.ts';
@@ -82,10 +84,30 @@ export function createClientsService(deps: {
           'INVALID_REQUEST',
           `officer ${officer} still has keys that work (${keys.join(', ')}): revoke them first (keys revoke <key_id>)`,
         );
-      if (!(await deps.clients.removeOfficer(clientId, officer)))
-        throw new AppError('NOT_FOUND', `officer ${officer} not found for client ${clientId}`);
-      await deps.audit.record({ client_id: clientId, actor, action: 'officer.removed', subject: officer });
-      return { client_id: clientId, officers: await deps.clients.officers(clientId) };
+      // Its open cases go to the remaining officers (fewest open cases first): left with someone
+      // who is no longer an officer, nobody would work them, and they could not be assigned back.
+      const reassigned = await deps.clients.removeOfficer(
+        clientId,
+        officer,
+        (cases, loads) => reassignmentPlan(officer, cases, loads),
+        (c, _to, note) => ({
+          at: changeTime(new Date(), c.updated_at).toISOString(),
+          actor,
+          actor_name: null,
+          from: c.status,
+          to: c.status,
+          note,
+        }),
+      );
+      if (!reassigned) throw new AppError('NOT_FOUND', `officer ${officer} not found for client ${clientId}`);
+      await deps.audit.record({
+        client_id: clientId,
+        actor,
+        action: 'officer.removed',
+        subject: officer,
+        ...(reassigned.length > 0 ? { detail: { reassigned } } : {}),
+      });
+      return { client_id: clientId, officers: await deps.clients.officers(clientId), reassigned };
     },
     async officers(clientId: string) {
       if (!(await deps.clients.get(clientId)))

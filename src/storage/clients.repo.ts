@@ -1,8 +1,17 @@
-import type { Selectable } from 'kysely';
+import { type Selectable, sql } from 'kysely';
+import type { OfficerLoad } from '../domain/cases/assignment.ts';
 import type { Db } from './db.ts';
 import type { ClientsTable } from './schema.ts';
 
 export type ClientRow = Selectable<ClientsTable>;
+
+/** An open case of an officer being removed. */
+export interface OpenCase {
+  id: string;
+  case_number: string;
+  status: string;
+  updated_at: Date;
+}
 
 /** SQL for tenants. */
 export function createClientsRepo(db: Db) {
@@ -41,14 +50,56 @@ export function createClientsRepo(db: Db) {
         .executeTakeFirst();
       return res !== undefined;
     },
-    async removeOfficer(clientId: string, officer: string): Promise<boolean> {
-      const res = await db
-        .deleteFrom('compliance_officers')
-        .where('client_id', '=', clientId)
-        .where('officer', '=', officer)
-        .returning('officer')
-        .executeTakeFirst();
-      return res !== undefined;
+    /**
+     * Removes an officer and, in the same transaction, moves each of its open cases (locked) where
+     * `plan` says, with an entry in the case's history stamped by `stamp` (the case's last change
+     * given). Undefined when the client has no such officer.
+     */
+    async removeOfficer(
+      clientId: string,
+      officer: string,
+      plan: (
+        cases: OpenCase[],
+        loads: OfficerLoad[],
+      ) => Array<{ case: OpenCase; to: string | null; note: string }>,
+      entry: (c: OpenCase, to: string | null, note: string) => { at: string; [k: string]: unknown },
+    ): Promise<Array<{ case_number: string; assignee: string | null }> | undefined> {
+      return db.transaction().execute(async (trx) => {
+        const gone = await trx
+          .deleteFrom('compliance_officers')
+          .where('client_id', '=', clientId)
+          .where('officer', '=', officer)
+          .returning('officer')
+          .executeTakeFirst();
+        if (!gone) return undefined;
+        const open = await trx
+          .selectFrom('cases')
+          .select(['id', 'case_number', 'status', 'updated_at'])
+          .where('client_id', '=', clientId)
+          .where('assignee', '=', officer)
+          .where('status', '<>', 'closed')
+          .orderBy('due_at')
+          .orderBy('id')
+          .forUpdate()
+          .execute();
+        if (open.length === 0) return [];
+        const loads = await trx
+          .selectFrom('compliance_officers')
+          .select(['officer', 'open_cases'])
+          .where('client_id', '=', clientId)
+          .execute();
+        const moves = plan(
+          open,
+          loads.map((o) => ({ name: o.officer, openCases: Number(o.open_cases) })),
+        );
+        for (const m of moves) {
+          const e = entry(m.case, m.to, m.note);
+          await sql`UPDATE cases SET assignee = ${m.to}, updated_at = ${e.at},
+                           history = history || ${JSON.stringify([e])}::jsonb
+                     WHERE id = ${m.case.id}`.execute(trx);
+        }
+        return moves.map((m) => ({ case_number: m.case.case_number, assignee: m.to }));
+      });
     },
     async officers(clientId: string): Promise<string[]> {
       const rows = await db

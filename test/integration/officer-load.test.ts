@@ -53,10 +53,11 @@ describe('officer open-case counts', () => {
     assert.equal(close.statusCode, 200, close.body);
     assert.deepEqual(await kept(), await real());
 
-    // An officer removed and added again starts from the open cases still assigned to that name.
+    // An officer removed hands its open cases to the others; added again, it starts from none.
     await api.t.deps.clients.removeOfficer('acme', 'olga', 'test');
     await api.t.deps.clients.addOfficer('acme', 'olga', 'test');
     assert.deepEqual(await kept(), await real());
+    assert.equal((await kept()).olga, 0);
 
     // The next case goes to whoever has fewer open cases now.
     const k2 = await kept();
@@ -64,5 +65,69 @@ describe('officer open-case counts', () => {
     const next = await api.newCase();
     assert.equal((await as(acme).get(`/api/cases/${next}`)).json().assignee, expected);
     assert.deepEqual(await kept(), await real());
+  });
+
+  it("removing an officer hands its open cases to the least-loaded others, each move in the case's history", async () => {
+    const { as, acme, t } = api;
+    await t.deps.clients.addOfficer('acme', 'petra', 'test');
+    const ids: string[] = [];
+    for (let i = 0; i < 6; i++) ids.push(await api.newCase());
+    const assignee = async (id: string) =>
+      (await as(acme).get(`/api/cases/${id}`)).json().assignee as string | null;
+    const petras: string[] = [];
+    for (const id of ids) if ((await assignee(id)) === 'petra') petras.push(id);
+    assert.ok(petras.length >= 2, 'petra has open cases');
+    // One of them closed: it stays hers (closed cases keep who worked them).
+    const closed = petras.pop()!;
+    await as(acme).post(`/api/cases/${closed}/transition`, { to: 'closed', resolution: 'no_action' });
+    const before = await kept();
+
+    const out = await t.deps.clients.removeOfficer('acme', 'petra', 'operator');
+    assert.deepEqual(out.officers, ['bruno', 'olga']);
+    assert.deepEqual(
+      out.reassigned.map((r) => r.case_number).sort(),
+      (
+        await Promise.all(
+          petras.map(async (id) => (await as(acme).get(`/api/cases/${id}`)).json().case_number),
+        )
+      ).sort(),
+    );
+    for (const id of petras) {
+      const c = (await as(acme).get(`/api/cases/${id}`)).json();
+      assert.ok(['bruno', 'olga'].includes(c.assignee), c.assignee);
+      const last = c.history.at(-1);
+      assert.equal(last.note, `assigned to ${c.assignee} (was petra): officer petra removed`);
+      assert.equal(last.actor, 'operator');
+      assert.equal(last.from, c.status);
+    }
+    assert.equal(await assignee(closed), 'petra');
+    // Spread as new cases are: the least loaded first, so the two end within one of each other.
+    const after = await kept();
+    assert.deepEqual(after, await real());
+    assert.equal(after.bruno! + after.olga!, before.bruno! + before.olga! + petras.length);
+    assert.ok(Math.abs(after.bruno! - after.olga!) <= Math.max(1, Math.abs(before.bruno! - before.olga!)));
+    // Audited with what moved.
+    const audit = await t.deps.db
+      .selectFrom('operator_audit')
+      .selectAll()
+      .where('action', '=', 'officer.removed')
+      .where('subject', '=', 'petra')
+      .executeTakeFirstOrThrow();
+    assert.equal((audit.detail as { reassigned: unknown[] }).reassigned.length, petras.length);
+  });
+
+  it('with no officer left, the open cases are unassigned, saying so', async () => {
+    const { as, acme, t } = api;
+    const id = await api.newCase();
+    for (const o of (await t.deps.clients.officers('acme')).officers) {
+      if (o === (await as(acme).get(`/api/cases/${id}`)).json().assignee) continue;
+      await t.deps.clients.removeOfficer('acme', o, 'operator');
+    }
+    const holder = (await as(acme).get(`/api/cases/${id}`)).json().assignee as string;
+    await t.deps.clients.removeOfficer('acme', holder, 'operator');
+    const c = (await as(acme).get(`/api/cases/${id}`)).json();
+    assert.equal(c.assignee, null);
+    assert.equal(c.history.at(-1).note, `unassigned (was ${holder}): officer ${holder} removed, none left`);
+    assert.deepEqual(await real(), {});
   });
 });

@@ -19,3 +19,35 @@ export function pickOfficer<T extends OfficerLoad>(officers: readonly T[]): T | 
   }
   return best;
 }
+
+/** One open case of an officer being removed, and where it goes. */
+export interface Reassignment<C> {
+  case: C;
+  /** The officer it goes to; null when no officer is left (the case is unassigned). */
+  to: string | null;
+  note: string;
+}
+
+/**
+ * Where the open cases of a removed officer go: each, in the order given (due first), to the
+ * officer with the fewest open cases then, counting the cases handed out before it, as new cases are
+ * assigned; unassigned when no officer is left. `loads`: the remaining officers.
+ */
+export function reassignmentPlan<C>(
+  removed: string,
+  cases: readonly C[],
+  loads: readonly OfficerLoad[],
+): Reassignment<C>[] {
+  const left = loads.map((o) => ({ ...o }));
+  return cases.map((c) => {
+    const to = pickOfficer(left);
+    if (to) to.openCases++;
+    return {
+      case: c,
+      to: to?.name ?? null,
+      note: to
+        ? `assigned to ${to.name} (was ${removed}): officer ${removed} removed`
+        : `unassigned (was ${removed}): officer ${removed} removed, none left`,
+    };
+  });
+}

@@ -4,6 +4,7 @@ import { caseSeverityRankSql, severityRank } from './case-severity.ts';
 import type { Db } from './db.ts';
 import { insertFollowUps, type NewCase, type OpenedCase } from './follow-ups.repo.ts';
 import type { AlertsTable, CasesTable } from './schema.ts';
+import { retryConflicts } from './store-errors.ts';
 
 /** An alert as the API reads it: `payload` is the stored JSON text, never parsed (see alertColumns). */
 export type AlertRow = Omit<Selectable<AlertsTable>, 'payload' | 'headers'> & { payload: string | null };
@@ -91,12 +92,14 @@ function lockedStatements(trx: Db) {
         .forUpdate()
         .executeTakeFirst(),
     openCase: (c: NewCase): Promise<OpenedCase[]> => insertFollowUps(trx, [c], []),
+    /** Whether the officer is one of the client's, key-share locked (a removal running is waited for). */
     async isOfficer(clientId: string, officer: string): Promise<boolean> {
       const row = await trx
         .selectFrom('compliance_officers')
         .select('officer')
         .where('client_id', '=', clientId)
         .where('officer', '=', officer)
+        .forKeyShare()
         .executeTakeFirst();
       return row !== undefined;
     },
@@ -165,8 +168,9 @@ export type LockedStatements = ReturnType<typeof lockedStatements>;
 /** SQL of the alerts and cases API; every query is scoped by the caller's client. */
 export function createAlertsCasesRepo(db: Db) {
   return {
+    /** Runs `fn` in a transaction, again if PostgreSQL rolled it back for a deadlock (retryConflicts). */
     inTransaction<T>(fn: (s: LockedStatements) => Promise<T>): Promise<T> {
-      return db.transaction().execute((trx) => fn(lockedStatements(trx)));
+      return retryConflicts(() => db.transaction().execute((trx) => fn(lockedStatements(trx))));
     },
 
     async listAlerts(

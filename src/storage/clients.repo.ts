@@ -2,6 +2,7 @@ import { type Selectable, sql } from 'kysely';
 import type { OfficerLoad } from '../domain/cases/assignment.ts';
 import type { Db } from './db.ts';
 import type { ClientsTable } from './schema.ts';
+import { retryConflicts } from './store-errors.ts';
 
 export type ClientRow = Selectable<ClientsTable>;
 
@@ -52,8 +53,14 @@ export function createClientsRepo(db: Db) {
     },
     /**
      * Removes an officer and, in the same transaction, moves each of its open cases (locked) where
-     * `plan` says, with an entry in the case's history stamped by `stamp` (the case's last change
+     * `plan` says, with an entry in the case's history made by `entry` (the case's last change
      * given). Undefined when the client has no such officer.
+     *
+     * The order avoids both a lost case and a deadlock. The officer's open cases are locked first,
+     * as every move of a case locks the case before its officer's row (the open-case count's
+     * trigger); then the officer's row is deleted, which waits for whoever is giving it a new case
+     * (they key-share lock it: follow-ups.repo, isOfficer) and keeps anyone from doing so after;
+     * then the open cases are read again, those new ones included.
      */
     async removeOfficer(
       clientId: string,
@@ -64,15 +71,8 @@ export function createClientsRepo(db: Db) {
       ) => Array<{ case: OpenCase; to: string | null; note: string }>,
       entry: (c: OpenCase, to: string | null, note: string) => { at: string; [k: string]: unknown },
     ): Promise<Array<{ case_number: string; assignee: string | null }> | undefined> {
-      return db.transaction().execute(async (trx) => {
-        const gone = await trx
-          .deleteFrom('compliance_officers')
-          .where('client_id', '=', clientId)
-          .where('officer', '=', officer)
-          .returning('officer')
-          .executeTakeFirst();
-        if (!gone) return undefined;
-        const open = await trx
+      const openCases = (trx: Db) =>
+        trx
           .selectFrom('cases')
           .select(['id', 'case_number', 'status', 'updated_at'])
           .where('client_id', '=', clientId)
@@ -82,24 +82,36 @@ export function createClientsRepo(db: Db) {
           .orderBy('id')
           .forUpdate()
           .execute();
-        if (open.length === 0) return [];
-        const loads = await trx
-          .selectFrom('compliance_officers')
-          .select(['officer', 'open_cases'])
-          .where('client_id', '=', clientId)
-          .execute();
-        const moves = plan(
-          open,
-          loads.map((o) => ({ name: o.officer, openCases: Number(o.open_cases) })),
-        );
-        for (const m of moves) {
-          const e = entry(m.case, m.to, m.note);
-          await sql`UPDATE cases SET assignee = ${m.to}, updated_at = ${e.at},
-                           history = history || ${JSON.stringify([e])}::jsonb
-                     WHERE id = ${m.case.id}`.execute(trx);
-        }
-        return moves.map((m) => ({ case_number: m.case.case_number, assignee: m.to }));
-      });
+      return retryConflicts(() =>
+        db.transaction().execute(async (trx) => {
+          await openCases(trx);
+          const gone = await trx
+            .deleteFrom('compliance_officers')
+            .where('client_id', '=', clientId)
+            .where('officer', '=', officer)
+            .returning('officer')
+            .executeTakeFirst();
+          if (!gone) return undefined;
+          const open = await openCases(trx);
+          if (open.length === 0) return [];
+          const loads = await trx
+            .selectFrom('compliance_officers')
+            .select(['officer', 'open_cases'])
+            .where('client_id', '=', clientId)
+            .execute();
+          const moves = plan(
+            open,
+            loads.map((o) => ({ name: o.officer, openCases: Number(o.open_cases) })),
+          );
+          for (const m of moves) {
+            const e = entry(m.case, m.to, m.note);
+            await sql`UPDATE cases SET assignee = ${m.to}, updated_at = ${e.at},
+                             history = history || ${JSON.stringify([e])}::jsonb
+                       WHERE id = ${m.case.id}`.execute(trx);
+          }
+          return moves.map((m) => ({ case_number: m.case.case_number, assignee: m.to }));
+        }),
+      );
     },
     async officers(clientId: string): Promise<string[]> {
       const rows = await db

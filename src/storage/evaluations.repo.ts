@@ -3,6 +3,7 @@ import { CompiledQuery, type RawBuilder, sql } from 'kysely';
 import { type ChainedFields, GENESIS, leafHash, linkHash } from '../domain/audit/chain.ts';
 import type { DatabaseHandle, Db } from './db.ts';
 import { followUpCtes, type NewAlert, type NewCase } from './follow-ups.repo.ts';
+import { isTransientConflict } from './store-errors.ts';
 
 /** One evaluation as stored: scalar columns plus the request and response JSON texts, verbatim. */
 export interface EvaluationRecord {
@@ -172,10 +173,7 @@ function windowRows(records: EvaluationRecord[]): WindowRow[] {
 }
 
 /** The heads moved by someone else (see migration 009) or a deadlock between instances: relink and retry. */
-function isRetryable(err: unknown): boolean {
-  const code = (err as { code?: unknown } | null)?.code;
-  return code === '40001' || code === '40P01';
-}
+const isRetryable = isTransientConflict;
 
 /** The columns of a window row, in the order both audit statements give them. */
 const WINDOW_COLUMNS = sql.raw('client_id, transaction_id, customer_id, amount_eur, evaluated_at, blocked');

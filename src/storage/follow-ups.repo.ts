@@ -112,11 +112,17 @@ export function followUpCtes(
       SELECT client_id, year, n FROM cnt ORDER BY client_id, year
       ON CONFLICT (client_id, year) DO UPDATE SET last_seq = case_counters.last_seq + excluded.last_seq
       RETURNING client_id, year, last_seq
+    ), officers AS MATERIALIZED (
+      -- Key-share locked: an officer being removed is waited for and then skipped, never given a
+      -- case that its removal (which hands its open cases on) would not see.
+      SELECT client_id, officer, open_cases FROM compliance_officers
+       WHERE client_id IN (SELECT client_id FROM nc)
+       FOR KEY SHARE
     ), slots AS (
       SELECT o.client_id, o.officer,
              row_number() OVER (PARTITION BY o.client_id
                                 ORDER BY o.open_cases + g.i, o.officer COLLATE "C") AS k
-        FROM compliance_officers o
+        FROM officers o
         JOIN (SELECT client_id, count(*)::integer AS n FROM nc GROUP BY client_id) per ON per.client_id = o.client_id
        CROSS JOIN LATERAL generate_series(0, per.n - 1) AS g(i)
     ), new_cases AS (

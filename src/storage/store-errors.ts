@@ -46,3 +46,25 @@ export function isDatabaseUnreachable(err: unknown): boolean {
     /timeout expired/i.test(messageOf(err))
   );
 }
+
+/** A deadlock or serialization failure: the transaction was rolled back and may simply run again. */
+export function isTransientConflict(err: unknown): boolean {
+  const code = codeOf(err);
+  return code === '40001' || code === '40P01';
+}
+
+/**
+ * Runs a transaction again (up to `attempts` times in all) when PostgreSQL rolled it back for a
+ * deadlock or a serialization failure: the caller must not get a 500 for two transactions that
+ * crossed (e.g. a case moved while its officer is removed). `run` must be safe to repeat: each
+ * attempt is a new transaction that re-reads what it locks.
+ */
+export async function retryConflicts<T>(run: () => Promise<T>, attempts = 3): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await run();
+    } catch (e) {
+      if (attempt >= attempts || !isTransientConflict(e)) throw e;
+    }
+  }
+}

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
+import { openDatabase } from '../../src/storage/db.ts';
 import { type CasesApi, startCasesApi } from '../helpers/cases-api.ts';
+import { TEST_DATABASE_URL } from '../helpers/harness.ts';
 
 /**
  * Case assignment reads each officer's open-case count from compliance_officers.open_cases, which
@@ -129,5 +131,91 @@ describe('officer open-case counts', () => {
     assert.equal(c.assignee, null);
     assert.equal(c.history.at(-1).note, `unassigned (was ${holder}): officer ${holder} removed, none left`);
     assert.deepEqual(await real(), {});
+  });
+});
+
+/**
+ * An officer's removal racing with the case moves of other connections (PostgreSQL: the embedded
+ * store runs one transaction at a time). A second connection holds one of the officer's cases, so
+ * that the removal waits while a case is opened or assigned to that officer meanwhile.
+ */
+describe('officer removal racing with new cases and assignments (PostgreSQL)', {
+  skip: !TEST_DATABASE_URL,
+}, () => {
+  let api: CasesApi;
+  before(async () => {
+    api = await startCasesApi();
+  });
+  after(() => api.t.close());
+
+  async function officersAndAssignee(id: string) {
+    const db = api.t.deps.db;
+    const officers = (
+      await sql<{
+        officer: string;
+      }>`SELECT officer FROM compliance_officers WHERE client_id = 'acme'`.execute(db)
+    ).rows.map((r) => r.officer);
+    const c = await db
+      .selectFrom('cases')
+      .select(['assignee', 'status'])
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
+    return { officers, assignee: c.assignee, status: c.status };
+  }
+
+  /** Runs `during` while another connection holds `held` locked, with the removal of `officer` waiting on it. */
+  async function whileRemoving(officer: string, held: string, during: () => Promise<unknown>) {
+    const holder = await openDatabase({ databaseUrl: TEST_DATABASE_URL!, poolSize: 1 });
+    try {
+      await holder.db
+        .transaction()
+        .execute(async (trx) => {
+          await sql`SELECT id FROM cases WHERE id = ${held} FOR UPDATE`.execute(trx);
+          const removal = api.t.deps.clients.removeOfficer('acme', officer, 'test');
+          await new Promise((r) => setTimeout(r, 300));
+          const other = during();
+          await new Promise((r) => setTimeout(r, 300));
+          return { removal, other };
+        })
+        .then(async ({ removal, other }) => {
+          await removal;
+          await other;
+        });
+    } finally {
+      await holder.close();
+    }
+  }
+
+  it('a case opened while its would-be officer is removed goes to an officer', async () => {
+    const { as, acme } = api;
+    await api.t.deps.clients.addOfficer('acme', 'ivan', 'test');
+    // Ivan the least loaded: the next case is his, unless his removal keeps it from him.
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) ids.push(await api.newCase());
+    const to = ['ivan', 'olga', 'olga', 'bruno', 'bruno'];
+    for (const [i, id] of ids.entries()) await as(acme).post(`/api/cases/${id}/assign`, { officer: to[i] });
+    let opened: Promise<string> | undefined;
+    await whileRemoving('ivan', ids[0]!, () => (opened = api.newCase()));
+    const { officers, assignee, status } = await officersAndAssignee(await opened!);
+    assert.equal(status, 'open');
+    assert.ok(officers.includes(assignee!), `${assignee} is one of ${officers}`);
+  });
+
+  it('a case assigned to the officer while it is removed goes to an officer, and no request fails', async () => {
+    const { as, acme } = api;
+    await api.t.deps.clients.addOfficer('acme', 'ivan', 'test');
+    const [c1, c2] = [await api.newCase(), await api.newCase()];
+    await as(acme).post(`/api/cases/${c1}/assign`, { officer: 'ivan' });
+    await as(acme).post(`/api/cases/${c2}/assign`, { officer: 'olga' });
+    let assigned: Promise<{ statusCode: number; body: string }> | undefined;
+    await whileRemoving(
+      'ivan',
+      c1,
+      () => (assigned = as(acme).post(`/api/cases/${c2}/assign`, { officer: 'ivan' })),
+    );
+    const res = await assigned!;
+    assert.ok([200, 400].includes(res.statusCode), res.body);
+    const { officers, assignee } = await officersAndAssignee(c2);
+    assert.ok(officers.includes(assignee!), `${assignee} is one of ${officers}`);
   });
 });

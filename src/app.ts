@@ -63,6 +63,8 @@ export function trustProxyOption(
 
 /** Builds the HTTP app from its dependencies; no I/O happens here. */
 export async function buildApp(deps: Deps, opts: { logger?: Logger | false } = {}): Promise<FastifyInstance> {
+  // Set once the not-found handler is registered, for the requests Fastify refuses before routing.
+  let unmatched: Parameters<typeof frameworkErrorHandler>[3];
   const app = Fastify({
     loggerInstance: (opts.logger || undefined) as FastifyBaseLogger | undefined,
     bodyLimit: deps.config.BODY_LIMIT_BYTES,
@@ -76,7 +78,7 @@ export async function buildApp(deps: Deps, opts: { logger?: Logger | false } = {
     // Requests arriving while the server closes get the service's own 503 (shuttingDown below),
     // in the route's error format: Fastify's built-in one has a body of its own and no Retry-After.
     return503OnClosing: false,
-    frameworkErrors: frameworkErrorHandler,
+    frameworkErrors: (error, req, reply) => frameworkErrorHandler(error, req, reply, unmatched),
     // A request must arrive whole within this time (a stalled upload holds a socket and memory);
     // generous for the operator API's imports of up to 128 MiB.
     requestTimeout: 120_000,
@@ -126,7 +128,7 @@ export async function buildApp(deps: Deps, opts: { logger?: Logger | false } = {
     onRejected: (scope: string) => deps.metrics.rateLimitRejections.inc({ scope }),
   };
   registerClientRateLimit(app, limits);
-  registerNotFound(app, {
+  unmatched = registerNotFound(app, {
     authenticate: (token) => deps.keys.authenticate(token, deps.config.MICA_ENVIRONMENT),
     limit: clientLimit(limits),
   });

@@ -204,14 +204,15 @@ export function createRateLimitService(deps: {
         retryMs = day.msBeforeNext;
       }
     }
-    // Which window the headers describe: the minute, or the day when less is left of it. Limit,
+    // Which window the headers describe: the minute, or the day when less is left of it (or none). Limit,
     // Remaining and Reset always describe the same window: a day's last requests read the day's
     // count with the minute's reset, and a client waiting for that reset was refused again.
     let announcedDay = false;
     if (allowed && limits.per_day) {
       const day = await take(d, 86_400, `${key}:day`);
       const dayLeft = Math.max(0, limits.per_day - day.consumed);
-      if (dayLeft < remaining) {
+      // At 0 both, the day binds: the minute's reset brings nothing back (also after a burst).
+      if (dayLeft < remaining || dayLeft === 0) {
         remaining = dayLeft;
         announcedDay = true;
         retryMs = day.msBeforeNext;

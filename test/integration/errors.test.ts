@@ -428,6 +428,16 @@ describe('evaluation errors (nested format, CONTRACT §3)', () => {
     assert.equal((put.json() as NestedBody).error.code, 'METHOD_NOT_ALLOWED');
     const remaining = Number(put.headers['x-ratelimit-remaining']);
     assert.equal(Number(res.headers['x-ratelimit-remaining']) - remaining, 1, 'each counted once');
+    // A segment longer than any id is refused before routing: still counted, 404 under a served
+    // method, 405 under another.
+    const long = `/api/cases/${'x'.repeat(150)}`;
+    const long404 = await t.app.inject({ method: 'GET', url: long, headers: auth });
+    assert.equal(long404.statusCode, 404, long404.body);
+    assert.equal((long404.json() as NestedBody).error.code, 'NOT_FOUND');
+    assert.equal(Number(long404.headers['x-ratelimit-remaining']), remaining - 1);
+    const long405 = await t.app.inject({ method: 'DELETE', url: long, headers: auth });
+    assert.equal(long405.statusCode, 405);
+    assert.equal(Number(long405.headers['x-ratelimit-remaining']), remaining - 2);
     const case405 = await t.app.inject({
       method: 'DELETE',
       url: '/api/cases/CASE-2026-000001',

@@ -143,6 +143,31 @@ describe('per-client rate limits', () => {
     // One reset for all four: the day's (24 h from the first request), not the minute's.
     const inADay = Date.now() / 1000 + 86_400;
     for (const [, , , reset] of seen) assert.ok(Math.abs(reset - inADay) < 120, `reset ${reset}`);
+    // The request that uses up the day and the minute at once describes the day (the minute's
+    // reset brings nothing back); so does one served from the burst allowance on the day's last.
+    for (const rate_limits of [
+      { per_minute: 2, burst_per_minute: 2, per_day: 2 },
+      { per_minute: 2, burst_per_minute: 4, per_day: 3 },
+    ]) {
+      const both = await clientWithKey(t, `both-${rate_limits.per_day}-${Date.now()}`, {
+        settings: { rate_limits },
+      });
+      let last: Awaited<ReturnType<typeof evaluate>> | undefined;
+      for (let i = 0; i < rate_limits.per_day; i++) {
+        last = await evaluate(both.auth, both.clientId);
+        assert.equal(last.statusCode, 200);
+      }
+      assert.equal(last!.headers['x-ratelimit-remaining'], '0');
+      assert.equal(
+        last!.headers['x-ratelimit-limit'],
+        String(rate_limits.per_day),
+        JSON.stringify(rate_limits),
+      );
+      assert.ok(
+        Number(last!.headers['x-ratelimit-reset']) > Date.now() / 1000 + 3600,
+        JSON.stringify(rate_limits),
+      );
+    }
     // With the minute the smaller, the minute is described.
     const m = await clientWithKey(t, `minute-binding-${Date.now()}`, {
       settings: { rate_limits: { per_minute: 2, burst_per_minute: 2, per_day: 100 } },

@@ -161,7 +161,17 @@ export function sendError(req: FastifyRequest, reply: FastifyReply, err: AppErro
  * URL that does not decode is a 400; a path segment longer than any id is an id that names
  * nothing, 404 like any unknown id (Fastify's own answers were 400/414 bodies of its own format).
  */
-export function frameworkErrorHandler(error: FastifyError, req: FastifyRequest, reply: FastifyReply) {
+export function frameworkErrorHandler(
+  error: FastifyError,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  /** The not-found answer (not-found.ts), which counts a valid key's request and sets its headers. */
+  unmatched?: (req: FastifyRequest, reply: FastifyReply) => Promise<unknown>,
+) {
+  if (error.code === 'FST_ERR_MAX_PARAM_LENGTH' && unmatched) {
+    unmatched(req, reply).catch((e) => sendError(req, reply, toAppError(e, undefined)));
+    return;
+  }
   const err =
     error.code === 'FST_ERR_BAD_URL'
       ? new AppError('INVALID_REQUEST', 'Invalid request: url: Not a valid URL', {

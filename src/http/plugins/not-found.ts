@@ -25,7 +25,7 @@ export function registerNotFound(
     authenticate: (token: string) => Promise<Principal | undefined>;
     limit: (principal: Principal, reply: FastifyReply) => Promise<void>;
   },
-): void {
+): (req: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply> {
   const routes: Array<{ url: string; pattern: RegExp; methods: Set<string> }> = [];
   app.addHook('onRoute', (route) => {
     let known = routes.find((r) => r.url === route.url);
@@ -41,15 +41,23 @@ export function registerNotFound(
     return [...methods].sort();
   };
 
-  app.setNotFoundHandler(async (req: FastifyRequest, reply: FastifyReply) => {
+  /** The answer to a request no route serves; also given to those Fastify refuses before routing. */
+  async function answer(req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     const path = req.url.split('?')[0]!;
-    if (path.startsWith('/api/')) {
-      const token = /^Bearer\s+(\S+)\s*$/i.exec(String(req.headers.authorization ?? ''))?.[1];
-      const principal = token ? await deps.authenticate(token) : undefined;
-      if (principal) await deps.limit(principal, reply);
+    try {
+      if (path.startsWith('/api/')) {
+        const token = /^Bearer\s+(\S+)\s*$/i.exec(String(req.headers.authorization ?? ''))?.[1];
+        const principal = token ? await deps.authenticate(token) : undefined;
+        if (principal) await deps.limit(principal, reply);
+      }
+    } catch (e) {
+      if (e instanceof AppError) return sendError(req, reply, e);
+      throw e;
     }
     const allowed = allowedFor(path);
-    if (allowed.length === 0)
+    // Served under this method too: the route refused it before routing (a segment longer than
+    // any id), an id that names nothing.
+    if (allowed.length === 0 || allowed.includes(req.method))
       return sendError(req, reply, new AppError('NOT_FOUND', `Route ${req.method} ${path} not found`));
     return sendError(
       req,
@@ -61,5 +69,7 @@ export function registerNotFound(
         { allow: allowed.join(', ') },
       ),
     );
-  });
+  }
+  app.setNotFoundHandler(answer);
+  return answer;
 }

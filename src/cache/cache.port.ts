@@ -9,13 +9,6 @@ export interface Cache {
   delPrefix(prefix: string, suffix?: string): Promise<number>;
   /** Entries and their estimated bytes under a prefix. */
   usage(prefix: string): Promise<{ entries: number; bytes: number }>;
-  /**
-   * Adds 1 to a counter of a named set of counters (kept apart from the entries: never listed,
-   * counted in usage or deleted with them); with Redis shared by the instances.
-   */
-  increment(counters: string, field: string): Promise<void>;
-  /** The counters of a set: {} when none was counted. */
-  counters(counters: string): Promise<Record<string, number>>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }

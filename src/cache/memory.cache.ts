@@ -11,7 +11,6 @@ export function createMemoryCache(opts: { maxEntries?: number; maxBytes?: number
     allowStale: false,
   });
   const keysWith = (prefix: string) => [...lru.keys()].filter((k) => k.startsWith(prefix));
-  const counted = new Map<string, Record<string, number>>();
   return {
     kind: 'memory',
     async get(key) {
@@ -41,18 +40,9 @@ export function createMemoryCache(opts: { maxEntries?: number; maxBytes?: number
       }
       return { entries, bytes };
     },
-    async increment(counters, field) {
-      const set = counted.get(counters) ?? {};
-      set[field] = (set[field] ?? 0) + 1;
-      counted.set(counters, set);
-    },
-    async counters(counters) {
-      return { ...counted.get(counters) };
-    },
     async ping() {},
     async close() {
       lru.clear();
-      counted.clear();
     },
   };
 }

@@ -29,9 +29,6 @@ export function createRedisCache(
   const ready = () => health.check();
   const watched = <T>(p: Promise<T>): Promise<T> => health.watch(p);
 
-  // Counters live beside the entries' namespace, so no entry prefix (usage, delPrefix) reaches them.
-  const countersKey = (name: string) => `${ns.replace(/:$/, '')}-counters:${name}`;
-
   async function scan(prefix: string, suffix = ''): Promise<string[]> {
     const found: string[] = [];
     let cursor = '0';
@@ -88,15 +85,6 @@ export function createRedisCache(
         }
       }
       return { entries: keys.length, bytes };
-    },
-    async increment(counters, field) {
-      ready();
-      await watched(client.hincrby(countersKey(counters), field, 1));
-    },
-    async counters(counters) {
-      ready();
-      const all = await watched(client.hgetall(countersKey(counters)));
-      return Object.fromEntries(Object.entries(all).map(([k, v]) => [k, Number(v)]));
     },
     async ping() {
       ready();

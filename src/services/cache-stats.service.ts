@@ -28,29 +28,38 @@ export interface InvalidateRequest {
   transfer_id?: string;
 }
 
+interface Counter {
+  hits: number;
+  misses: number;
+}
+
 const MB = 1024 * 1024;
 
 /**
- * Hit/miss counters per client and cache, and the cache's own size. The counters are kept by the
- * cache itself: in process by default (since start, as the contract says), in Redis when the cache
- * is Redis, so that every instance reports the same figures (counted since the shared counters
- * began; a lookup made while Redis is away is not counted, as the cache was not used).
+ * Hit/miss counters per client and cache, and the cache's own size. Counters live in this process
+ * (since start, as the contract says): counting in Redis would add a round trip to every lookup.
  */
 export function createCacheStatsService(deps: {
-  cache: Pick<Cache, 'usage' | 'del' | 'delPrefix' | 'increment' | 'counters'>;
+  cache: Pick<Cache, 'usage' | 'del' | 'delPrefix'>;
   /** Told of every lookup (the metrics' count). */
   onLookup?: (ns: CacheNamespace, hit: boolean) => void;
 }) {
-  const countersOf = (clientId: string, ns: CacheNamespace) => `lookups:${ns}:${clientId}`;
+  const counters = new Map<string, Counter>();
+
+  function counter(clientId: string, ns: CacheNamespace): Counter {
+    const key = `${ns}:${clientId}`;
+    let c = counters.get(key);
+    if (!c) {
+      c = { hits: 0, misses: 0 };
+      counters.set(key, c);
+    }
+    return c;
+  }
 
   async function figures(clientId: string, ns: CacheNamespace): Promise<CacheFigures> {
-    const [counted, usage] = await Promise.all([
-      deps.cache.counters(countersOf(clientId, ns)),
-      deps.cache.usage(cachePrefix(ns, clientId)),
-    ]);
-    const hits = counted.hits ?? 0;
-    const misses = counted.misses ?? 0;
+    const { hits, misses } = counter(clientId, ns);
     const total = hits + misses;
+    const usage = await deps.cache.usage(cachePrefix(ns, clientId));
     return {
       hit_rate: total === 0 ? 0 : hits / total,
       miss_rate: total === 0 ? 0 : misses / total,
@@ -85,9 +94,9 @@ export function createCacheStatsService(deps: {
   return {
     /** Counts one lookup of a client's cache. */
     record(clientId: string, ns: CacheNamespace, hit: boolean): void {
-      // Not awaited: the answer does not wait for its count. A count Redis cannot take is dropped:
-      // the lookup's own read failed the same way, and was reported there.
-      deps.cache.increment(countersOf(clientId, ns), hit ? 'hits' : 'misses').catch(() => {});
+      const c = counter(clientId, ns);
+      if (hit) c.hits++;
+      else c.misses++;
       deps.onLookup?.(ns, hit);
     },
 

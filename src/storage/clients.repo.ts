@@ -56,7 +56,8 @@ export function createClientsRepo(db: Db) {
      * `plan` says, with an entry in the case's history made by `entry` (the case's last change
      * given). Undefined when the client has no such officer.
      *
-     * The order avoids both a lost case and a deadlock. The officer's open cases are locked first,
+     * The order avoids a lost case, and deadlocks but with another removal (then run again). The
+     * officer's open cases are locked first,
      * as every move of a case locks the case before its officer's row (the open-case count's
      * trigger); then the officer's row is deleted, which waits for whoever is giving it a new case
      * (they key-share lock it: follow-ups.repo, isOfficer) and keeps anyone from doing so after;
@@ -94,10 +95,15 @@ export function createClientsRepo(db: Db) {
           if (!gone) return undefined;
           const open = await openCases(trx);
           if (open.length === 0) return [];
+          // Key-share locked, as for a new case: an officer removed meanwhile is waited for and
+          // skipped, never handed a case (two removals handing cases to each other deadlock, and
+          // one runs again).
           const loads = await trx
             .selectFrom('compliance_officers')
             .select(['officer', 'open_cases'])
             .where('client_id', '=', clientId)
+            .orderBy('officer')
+            .forKeyShare()
             .execute();
           const moves = plan(
             open,

@@ -136,10 +136,12 @@ describe('officer open-case counts', () => {
 
 /**
  * An officer's removal racing with the case moves of other connections (PostgreSQL: the embedded
- * store runs one transaction at a time). A second connection holds one of the officer's cases, so
- * that the removal waits while a case is opened or assigned to that officer meanwhile.
+ * store runs one transaction at a time). A second connection holds the other officers' rows, so
+ * that the removal stalls after deleting the officer, handing its first case on (the open-case
+ * count's trigger updates the receiving officer's row), while a case is opened or assigned to the
+ * officer being removed.
  */
-describe('officer removal racing with new cases and assignments (PostgreSQL)', {
+describe('officer removal racing with new cases, assignments and other removals (PostgreSQL)', {
   skip: !TEST_DATABASE_URL,
 }, () => {
   let api: CasesApi;
@@ -148,74 +150,88 @@ describe('officer removal racing with new cases and assignments (PostgreSQL)', {
   });
   after(() => api.t.close());
 
-  async function officersAndAssignee(id: string) {
+  async function officersAndAssignees() {
     const db = api.t.deps.db;
     const officers = (
       await sql<{
         officer: string;
       }>`SELECT officer FROM compliance_officers WHERE client_id = 'acme'`.execute(db)
     ).rows.map((r) => r.officer);
-    const c = await db
+    const open = await db
       .selectFrom('cases')
-      .select(['assignee', 'status'])
-      .where('id', '=', id)
-      .executeTakeFirstOrThrow();
-    return { officers, assignee: c.assignee, status: c.status };
+      .select(['case_number', 'assignee'])
+      .where('client_id', '=', 'acme')
+      .where('status', '<>', 'closed')
+      .execute();
+    return { officers, orphans: open.filter((c) => c.assignee !== null && !officers.includes(c.assignee)) };
   }
 
-  /** Runs `during` while another connection holds `held` locked, with the removal of `officer` waiting on it. */
-  async function whileRemoving(officer: string, held: string, during: () => Promise<unknown>) {
+  /** Runs `during` while the removal of `officer` is stalled after its DELETE (see above). */
+  async function whileRemoving(officer: string, others: string[], during: () => Promise<unknown>) {
     const holder = await openDatabase({ databaseUrl: TEST_DATABASE_URL!, poolSize: 1 });
     try {
-      await holder.db
-        .transaction()
-        .execute(async (trx) => {
-          await sql`SELECT id FROM cases WHERE id = ${held} FOR UPDATE`.execute(trx);
-          const removal = api.t.deps.clients.removeOfficer('acme', officer, 'test');
-          await new Promise((r) => setTimeout(r, 300));
-          const other = during();
-          await new Promise((r) => setTimeout(r, 300));
-          return { removal, other };
-        })
-        .then(async ({ removal, other }) => {
-          await removal;
-          await other;
-        });
+      const { removal, other } = await holder.db.transaction().execute(async (trx) => {
+        await sql`SELECT officer FROM compliance_officers
+                   WHERE client_id = 'acme' AND officer IN (${sql.join(others)}) FOR NO KEY UPDATE`.execute(
+          trx,
+        );
+        const removal = api.t.deps.clients.removeOfficer('acme', officer, 'test');
+        await new Promise((r) => setTimeout(r, 300));
+        const other = during();
+        await new Promise((r) => setTimeout(r, 300));
+        return { removal, other };
+      });
+      await removal;
+      return await other;
     } finally {
       await holder.close();
     }
   }
 
-  it('a case opened while its would-be officer is removed goes to an officer', async () => {
+  /** Ivan the least loaded officer, with one open case: the next case is his unless his removal keeps it from him. */
+  async function ivanLeastLoaded() {
     const { as, acme } = api;
     await api.t.deps.clients.addOfficer('acme', 'ivan', 'test');
-    // Ivan the least loaded: the next case is his, unless his removal keeps it from him.
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) ids.push(await api.newCase());
     const to = ['ivan', 'olga', 'olga', 'bruno', 'bruno'];
     for (const [i, id] of ids.entries()) await as(acme).post(`/api/cases/${id}/assign`, { officer: to[i] });
-    let opened: Promise<string> | undefined;
-    await whileRemoving('ivan', ids[0]!, () => (opened = api.newCase()));
-    const { officers, assignee, status } = await officersAndAssignee(await opened!);
-    assert.equal(status, 'open');
-    assert.ok(officers.includes(assignee!), `${assignee} is one of ${officers}`);
+    return ids;
+  }
+
+  it('a case opened while its would-be officer is removed goes to an officer', async () => {
+    await ivanLeastLoaded();
+    await whileRemoving('ivan', ['olga', 'bruno'], () => api.newCase());
+    assert.deepEqual((await officersAndAssignees()).orphans, []);
   });
 
-  it('a case assigned to the officer while it is removed goes to an officer, and no request fails', async () => {
-    const { as, acme } = api;
-    await api.t.deps.clients.addOfficer('acme', 'ivan', 'test');
-    const [c1, c2] = [await api.newCase(), await api.newCase()];
-    await as(acme).post(`/api/cases/${c1}/assign`, { officer: 'ivan' });
-    await as(acme).post(`/api/cases/${c2}/assign`, { officer: 'olga' });
-    let assigned: Promise<{ statusCode: number; body: string }> | undefined;
-    await whileRemoving(
-      'ivan',
-      c1,
-      () => (assigned = as(acme).post(`/api/cases/${c2}/assign`, { officer: 'ivan' })),
-    );
-    const res = await assigned!;
+  it('a case assigned to the officer while it is removed stays with an officer, and no request fails', async () => {
+    const ids = await ivanLeastLoaded();
+    const res = (await whileRemoving('ivan', ['olga', 'bruno'], () =>
+      api.as(api.acme).post(`/api/cases/${ids[1]}/assign`, { officer: 'ivan' }),
+    )) as { statusCode: number; body: string };
     assert.ok([200, 400].includes(res.statusCode), res.body);
-    const { officers, assignee } = await officersAndAssignee(c2);
-    assert.ok(officers.includes(assignee!), `${assignee} is one of ${officers}`);
+    assert.deepEqual((await officersAndAssignees()).orphans, []);
+  });
+
+  it('two officers removed at once leave no case with either', async () => {
+    const { as, acme, t } = api;
+    for (let round = 0; round < 3; round++) {
+      const [a, b] = [`anna${round}`, `bert${round}`];
+      await t.deps.clients.addOfficer('acme', a, 'test');
+      await t.deps.clients.addOfficer('acme', b, 'test');
+      for (let i = 0; i < 4; i++)
+        await as(acme).post(`/api/cases/${await api.newCase()}/assign`, { officer: a });
+      const removed = await Promise.allSettled([
+        t.deps.clients.removeOfficer('acme', a, 'test'),
+        t.deps.clients.removeOfficer('acme', b, 'test'),
+      ]);
+      assert.deepEqual(
+        removed.map((r) => r.status),
+        ['fulfilled', 'fulfilled'],
+        JSON.stringify(removed),
+      );
+      assert.deepEqual((await officersAndAssignees()).orphans, [], `round ${round}`);
+    }
   });
 });

@@ -84,12 +84,9 @@ export function createStrSweep(deps: {
         evaluation_id: response.evaluation_id,
         alert: response.should_alert,
       });
-      const status = (await deps.repo.status(c.id)) ?? 'open';
       await deps.repo.done(c.id, {
         at: response.timestamp,
         actor: STR_SWEEP_EVALUATOR,
-        from: status,
-        to: status,
         note: `STR not filed within the deadline: ${RULE} evaluated (${response.evaluation_id})`,
       });
     } catch (err) {

@@ -1,5 +1,4 @@
 import { sql } from 'kysely';
-import type { HistoryEntry } from '../domain/cases/state-machines.ts';
 import type { Db } from './db.ts';
 
 /** An STR case the sweep has not handled yet. */
@@ -79,17 +78,28 @@ export function createStrSweepRepo(db: Db) {
       return row !== undefined;
     },
 
-    /** Marks a case swept (its evaluation is committed), with what the sweep did in its history. */
-    async done(id: string, entry: HistoryEntry | undefined): Promise<void> {
-      await sql`UPDATE cases SET str_sweep_done = true, str_sweep_claimed_at = NULL
-                 ${entry ? sql`, history = history || ${JSON.stringify([entry])}::jsonb` : sql``}
-                 WHERE id = ${id}`.execute(db);
-    },
-
-    /** The case's current status (for the history entry). */
-    async status(id: string): Promise<string | undefined> {
-      const row = await db.selectFrom('cases').select('status').where('id', '=', id).executeTakeFirst();
-      return row?.status;
+    /**
+     * Marks a case swept (its evaluation is committed), with what the sweep did in its history: an
+     * entry in the case's status as it is when the row is written (not as read before), at `note.at`
+     * or the case's last change if later, which becomes its last change. Without it, the
+     * transitions trail from that time on passed over the case (it skips cases not updated since)
+     * and left the note out.
+     */
+    async done(id: string, note: { at: string; actor: string; note: string } | undefined): Promise<void> {
+      if (!note) {
+        await sql`UPDATE cases SET str_sweep_done = true, str_sweep_claimed_at = NULL WHERE id = ${id}`.execute(
+          db,
+        );
+        return;
+      }
+      await sql`
+        UPDATE cases SET str_sweep_done = true, str_sweep_claimed_at = NULL,
+               updated_at = greatest(updated_at, ${note.at}::timestamptz),
+               history = history || jsonb_build_array(jsonb_build_object(
+                 'at', to_char(greatest(updated_at, ${note.at}::timestamptz) AT TIME ZONE 'UTC',
+                               'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+                 'actor', ${note.actor}::text, 'from', status, 'to', status, 'note', ${note.note}::text))
+         WHERE id = ${id}`.execute(db);
     },
   };
 }

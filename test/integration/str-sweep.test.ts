@@ -108,7 +108,24 @@ describe('STR sweep', () => {
       .where('id', '=', overdue.id)
       .executeTakeFirstOrThrow();
     assert.equal(c.str_sweep_done, true);
-    assert.match((c.history as { note: string }[]).at(-1)!.note, /MICA-RPT-002/);
+    const noted = (c.history as { at: string; note: string; from: string; to: string }[]).at(-1)!;
+    assert.match(noted.note, /MICA-RPT-002/);
+    assert.deepEqual([noted.from, noted.to], ['open', 'open']);
+    // The note is a change of the case: the trail from its time on lists it (the export passes
+    // over cases not updated since the time asked for).
+    assert.equal(new Date(c.updated_at).toISOString(), noted.at);
+    const trail = await t.app.inject({
+      method: 'GET',
+      url: `/api/mica/audit/transitions?format=json&kind=case&case_id=${overdue.id}&from=${noted.at}`,
+      headers: auth,
+    });
+    assert.equal(trail.statusCode, 200, trail.body);
+    const rows2 = trail.json();
+    const listed = (Array.isArray(rows2) ? rows2 : rows2.items) as { note: string }[];
+    assert.deepEqual(
+      listed.map((r) => r.note),
+      [noted.note],
+    );
 
     const second = await sweep();
     assert.deepEqual(second.evaluated, [], 'once per case');

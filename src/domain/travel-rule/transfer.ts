@@ -167,19 +167,19 @@ function addressError(address: string, chain: Chain | undefined): string | undef
 function valueErrors(
   t: TravelRuleTransfer,
   path: (field: string) => string,
-  checkAddresses: boolean,
   today: string | undefined,
 ): string[] {
   const found: [string, string | undefined][] = [];
   const { originator: o, beneficiary: b } = t;
-  // With an unknown `blockchain` the chain to check against is unknown: that error stands alone.
-  if (o.wallet_address !== undefined && checkAddresses)
+  // With an unknown `blockchain` (an error of its own) each address is checked by its own form,
+  // as without one: every problem is reported at once (CONTRACT §3).
+  if (o.wallet_address !== undefined)
     found.push(['originator.wallet_address', addressError(o.wallet_address, t.blockchain)]);
   if (o.date_of_birth !== undefined && !isIsoDate(o.date_of_birth))
     found.push(['originator.date_of_birth', 'Must be a date YYYY-MM-DD']);
   else if (o.date_of_birth !== undefined && today !== undefined && o.date_of_birth >= today)
     found.push(['originator.date_of_birth', 'Must be a date in the past']);
-  if (b.wallet_address !== undefined && checkAddresses)
+  if (b.wallet_address !== undefined)
     found.push(['beneficiary.wallet_address', addressError(b.wallet_address, t.blockchain)]);
   if (b.casp_lei !== undefined) found.push(['beneficiary.casp_lei', leiProblem(b.casp_lei)]);
   return found
@@ -208,6 +208,6 @@ export function validateTransfer(input: unknown, options: ValidateTransferOption
   if (typeof input.ownership_verified === 'boolean') transfer.ownership_verified = input.ownership_verified;
   if (typeof input.amount_crypto === 'number') transfer.amount_crypto = input.amount_crypto;
 
-  errors.push(...valueErrors(transfer, path, chainUsable, options.today));
+  errors.push(...valueErrors(transfer, path, options.today));
   return errors.length > 0 ? { ok: false, errors } : { ok: true, transfer };
 }

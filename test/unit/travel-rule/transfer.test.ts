@@ -207,10 +207,25 @@ describe('validateTransfer: rejected requests', () => {
     ]);
   });
 
-  it('skips address checks when blockchain itself is unknown', () => {
+  it('with an unknown blockchain, checks each address by its own form: every problem at once', () => {
     assert.deepEqual(errorsOf(validateTransfer({ ...base(), blockchain: 'tron' })), [
       'blockchain: Must be one of: ethereum, bitcoin, polygon, binance-smart-chain, solana',
     ]);
+    assert.deepEqual(
+      errorsOf(
+        validateTransfer({
+          ...base(),
+          blockchain: 'x',
+          originator: { name: 'A', wallet_address: 'zzz' },
+          beneficiary: { name: 'B', wallet_address: '0x123' },
+        }),
+      ),
+      [
+        'blockchain: Must be one of: ethereum, bitcoin, polygon, binance-smart-chain, solana',
+        'originator.wallet_address: address format not recognised for any supported chain',
+        'beneficiary.wallet_address: EVM address must be 0x followed by 40 hex digits',
+      ],
+    );
   });
 
   it('renames fields through fieldPath', () => {

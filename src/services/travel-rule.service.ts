@@ -54,7 +54,12 @@ export function travelRuleActions(results: readonly RuleResult[], unverifiedCoun
 /** The `data` of the travel_rule evaluation, in the spec's field names (service-spec "travel_rule"). */
 function evaluationData(
   t: TravelRuleTransfer,
-  facts: { data_completeness: string; self_hosted: boolean; counterparty_verified: boolean },
+  facts: {
+    data_completeness: string;
+    required_fields: string[];
+    self_hosted: boolean;
+    counterparty_verified: boolean;
+  },
 ) {
   const { originator: o, beneficiary: b } = t;
   return {
@@ -73,7 +78,12 @@ function evaluationData(
     data_completeness: facts.data_completeness,
     self_hosted_wallet: facts.self_hosted,
     ownership_verified: t.ownership_verified === true,
-    // Extensions kept with the audit record, so it shows why REVIEW was answered.
+    // Extensions kept with the audit record, so it shows what was judged (the originator's data
+    // the completeness rests on, and what was missing) and why REVIEW was answered.
+    originator_geographic_address: o.geographic_address,
+    originator_national_id: o.national_id,
+    originator_date_of_birth: o.date_of_birth,
+    required_fields: facts.required_fields,
     beneficiary_casp_name: b.casp_name,
     beneficiary_casp_lei: b.casp_lei,
     counterparty_verified: facts.counterparty_verified,
@@ -152,7 +162,12 @@ export function createTravelRuleService(deps: {
         trigger_type: 'travel_rule',
         trigger_entity_type: 'transfer',
         trigger_entity_id: transfer.transfer_id,
-        data: evaluationData(transfer, { data_completeness, self_hosted, counterparty_verified }),
+        data: evaluationData(transfer, {
+          data_completeness,
+          required_fields,
+          self_hosted,
+          counterparty_verified,
+        }),
       },
       by,
     );

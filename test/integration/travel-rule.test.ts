@@ -244,6 +244,22 @@ describe('POST /api/mica/travel-rule-validation', () => {
     assert.equal(data.self_hosted_wallet, true);
     assert.equal(data.ownership_verified, false);
     assert.equal(data.beneficiary_customer_id, 'cust-9');
+    // What completeness was judged on is kept: the originator's address and id, and what was missing.
+    assert.equal(data.originator_geographic_address, '28 Greystone Street, Collierville, TN 38017, US');
+    assert.equal(data.originator_national_id, '112502920');
+    assert.deepEqual(data.required_fields, []);
+    const partial = completeBody('tr-audit-partial');
+    partial.originator = { name: 'Jane Howard', wallet_address: BTC } as never;
+    await validate(partial);
+    const storedPartial = await t.deps.db
+      .selectFrom('evaluations')
+      .select('request')
+      .where('client_id', '=', clientId)
+      .where('trigger_entity_id', '=', 'tr-audit-partial')
+      .executeTakeFirstOrThrow();
+    const partialData = (storedPartial.request as { data: Record<string, unknown> }).data;
+    assert.equal(partialData.data_completeness, 'partial');
+    assert.deepEqual(partialData.required_fields, ['originator.geographic_address']);
   });
 
   it('the same transfer sent eight times at once is validated once (one evaluation, one case)', async () => {

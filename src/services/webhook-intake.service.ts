@@ -153,6 +153,16 @@ export function createWebhookIntakeService(deps: {
     } satisfies NewCase;
   }
 
+  /**
+   * The alert's payload: the body as sent, less a leading byte order mark, which JSON parsers may
+   * ignore (RFC 8259 §8.1; ours does) but a json column refuses: such a delivery, signed and
+   * valid, was answered 500 at every retry.
+   */
+  function payloadText(rawBody: Buffer): string {
+    const text = rawBody.toString('utf8');
+    return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  }
+
   /** What a creation delivery stores: its dedup row, its alert, the case it opens, the KYC decision. */
   /** The delivery as recorded (its raw body kept as received), and the alert it created or updated. */
   function deliveryRow(input: Input, alertId: string, receivedAt: string) {
@@ -194,7 +204,7 @@ export function createWebhookIntakeService(deps: {
         rule_ids: [],
         due_at: alertDueAt(n.severity, at, cal).toISOString(),
         created_at: iso,
-        payload: input.rawBody.toString('utf8'),
+        payload: payloadText(input.rawBody),
         headers,
         actor: `webhook:${kind}`,
       },
@@ -247,7 +257,7 @@ export function createWebhookIntakeService(deps: {
         severity: n.severity,
         due_at: alertDueAt(n.severity, existing.created_at, cal).toISOString(),
         updated_at: iso,
-        payload: input.rawBody.toString('utf8'),
+        payload: payloadText(input.rawBody),
         headers,
         case_id: caseId,
         history: {

@@ -251,6 +251,32 @@ describe('webhook intake', () => {
     assert.equal(refused.json().error.code, 'INVALID_TRANSITION');
   });
 
+  it('a body opening with a byte order mark is accepted (creation and update)', async () => {
+    // JSON parsers may ignore a BOM (RFC 8259 §8.1); the json column of the payload refused it: 500.
+    const objectId = `obj-bom-${Date.now()}`;
+    const body = (id: string, event: string, severity: string) =>
+      Buffer.from(
+        `\uFEFF{"id":"${id}","event":"${event}","data":{"alert_id":"${objectId}","severity":"${severity}"}}`,
+        'utf8',
+      );
+    const created = await deliver('txmon-a', body(`dlv-${objectId}-1`, 'alert.created', 'low'));
+    assert.equal(created.statusCode, 200, created.body);
+    const updated = await deliver('txmon-a', body(`dlv-${objectId}-2`, 'alert.updated', 'high'));
+    assert.equal(updated.statusCode, 200, updated.body);
+    const alert = await alertOf(created.json().platform_alert_id);
+    assert.equal((alert.payload as { data: { severity: string } }).data.severity, 'high');
+    const delivery = await t.deps.db
+      .selectFrom('webhook_deliveries')
+      .select('raw_body')
+      .where('delivery_id', '=', `dlv-${objectId}-1`)
+      .executeTakeFirstOrThrow();
+    // The delivery's text as sent (the embedded engine's text decoding drops a leading BOM).
+    assert.equal(
+      delivery.raw_body?.replace(/^\uFEFF/, ''),
+      body(`dlv-${objectId}-1`, 'alert.created', 'low').toString('utf8').slice(1),
+    );
+  });
+
   it('a payload id past 2^53 is refused: too large to be exact, send it as a string', async () => {
     const res = await deliver(
       'txmon-a',

@@ -240,6 +240,20 @@ describe('webhook signatures', () => {
     }
   });
 
+  it('whatever the Content-Type (empty, absent, another type), the signature comes first: unsigned 401, signed 200', async () => {
+    for (const type of ['', '   ', undefined, 'text/plain', 'application/xml']) {
+      const raw = JSON.stringify(vendorBody('txmon-a'));
+      const good = signed('txmon-a', SECRET, raw);
+      const headers = { ...(good.headers as Record<string, string>) };
+      if (type === undefined) delete headers['content-type'];
+      else headers['content-type'] = type;
+      const unsigned = await app.inject({ ...good, headers: { ...headers, 'x-signature-256': 'wrong' } });
+      assert.equal(unsigned.statusCode, 401, `${JSON.stringify(type)}: ${unsigned.body}`);
+      const res = await app.inject({ ...good, headers });
+      assert.equal(res.statusCode, 200, `${JSON.stringify(type)}: ${res.body}`);
+    }
+  });
+
   it('a signed body sent with a Content-Encoding is a 400 BAD_REQUEST (not read as plain); unsigned stays 401', async () => {
     const raw = JSON.stringify(vendorBody('txmon-a'));
     const req = signed('txmon-a', SECRET, raw, { extraHeaders: { 'content-encoding': 'gzip' } });

@@ -109,6 +109,12 @@ export const webhookRoutes =
   async (app) => {
     // This plugin's own body parser: nothing is parsed before the signature is checked.
     registerRawBody(app);
+    // An empty Content-Type header is refused by Fastify before any parser runs (a 400 ahead of
+    // the signature check): taken as none, which the raw-body parser reads like any other.
+    app.addHook('onRequest', async (req) => {
+      const type = req.headers['content-type'];
+      if (typeof type === 'string' && type.trim() === '') delete req.headers['content-type'];
+    });
     /**
      * Deliveries counted against their source, to be given back when their response closes, with
      * the end of the window they were counted in: given back in a later window, a count would go

@@ -231,13 +231,17 @@ describe('POST /api/mica/travel-rule-validation', () => {
       ],
     );
     assert.equal(rows[0]?.transaction_blocked, true);
-    const stored = await t.deps.db
-      .selectFrom('evaluations')
-      .select('request')
-      .where('client_id', '=', clientId)
-      .where('trigger_entity_id', '=', 'tr-audit')
-      .executeTakeFirstOrThrow();
-    const data = (stored.request as { data: Record<string, unknown> }).data;
+    /** The data kept in the audit record of a transfer's evaluation. */
+    const storedData = async (transferId: string) => {
+      const stored = await t.deps.db
+        .selectFrom('evaluations')
+        .select('request')
+        .where('client_id', '=', clientId)
+        .where('trigger_entity_id', '=', transferId)
+        .executeTakeFirstOrThrow();
+      return (stored.request as { data: Record<string, unknown> }).data;
+    };
+    const data = await storedData('tr-audit');
     assert.equal(data.transfer_type, 'internal');
     assert.equal(data.amount_crypto, 0.05);
     assert.equal(data.data_completeness, 'complete');
@@ -251,13 +255,7 @@ describe('POST /api/mica/travel-rule-validation', () => {
     const partial = completeBody('tr-audit-partial');
     partial.originator = { name: 'Jane Howard', wallet_address: BTC } as never;
     await validate(partial);
-    const storedPartial = await t.deps.db
-      .selectFrom('evaluations')
-      .select('request')
-      .where('client_id', '=', clientId)
-      .where('trigger_entity_id', '=', 'tr-audit-partial')
-      .executeTakeFirstOrThrow();
-    const partialData = (storedPartial.request as { data: Record<string, unknown> }).data;
+    const partialData = await storedData('tr-audit-partial');
     assert.equal(partialData.data_completeness, 'partial');
     assert.deepEqual(partialData.required_fields, ['originator.geographic_address']);
   });

@@ -241,7 +241,17 @@ describe('webhook signatures', () => {
   });
 
   it('whatever the Content-Type (empty, absent, another type), the signature comes first: unsigned 401, signed 200', async () => {
-    for (const type of ['', '   ', undefined, 'text/plain', 'application/xml']) {
+    for (const type of [
+      '',
+      '   ',
+      undefined,
+      'text/plain',
+      'application/xml',
+      'foo',
+      'application/',
+      ';',
+      'application/json, text/plain',
+    ]) {
       const raw = JSON.stringify(vendorBody('txmon-a'));
       const good = signed('txmon-a', SECRET, raw);
       const headers = { ...(good.headers as Record<string, string>) };
@@ -251,6 +261,13 @@ describe('webhook signatures', () => {
       assert.equal(unsigned.statusCode, 401, `${JSON.stringify(type)}: ${unsigned.body}`);
       const res = await app.inject({ ...good, headers });
       assert.equal(res.statusCode, 200, `${JSON.stringify(type)}: ${res.body}`);
+      // The header is kept with the alert as it was sent.
+      const stored = await t.deps.db
+        .selectFrom('alerts')
+        .select('headers')
+        .where('id', '=', res.json().platform_alert_id)
+        .executeTakeFirstOrThrow();
+      assert.equal((stored.headers as Record<string, string>)['content-type'], type);
     }
   });
 

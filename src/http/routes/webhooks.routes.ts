@@ -109,11 +109,15 @@ export const webhookRoutes =
   async (app) => {
     // This plugin's own body parser: nothing is parsed before the signature is checked.
     registerRawBody(app);
-    // An empty Content-Type header is refused by Fastify before any parser runs (a 400 ahead of
-    // the signature check): taken as none, which the raw-body parser reads like any other.
+    // The body is read as bytes whatever its Content-Type, so the header is set aside before
+    // Fastify reads it: one it cannot parse (empty, `foo`, `application/`) was refused with a 400
+    // ahead of the signature check, a forged delivery included. It is kept with the alert as sent.
+    const contentTypes = new WeakMap<FastifyRequest, string>();
     app.addHook('onRequest', async (req) => {
       const type = req.headers['content-type'];
-      if (typeof type === 'string' && type.trim() === '') delete req.headers['content-type'];
+      if (type === undefined) return;
+      contentTypes.set(req, type);
+      delete req.headers['content-type'];
     });
     /**
      * Deliveries counted against their source, to be given back when their response closes, with
@@ -213,7 +217,9 @@ export const webhookRoutes =
           const refused = encodingRefusal(req.headers['content-encoding']);
           if (refused) throw refused;
           const body = parseJsonBody(rawBody);
-          return deps.intake.accept(kind, clientId, { body, rawBody, headers: req.headers });
+          const type = contentTypes.get(req);
+          const headers = type === undefined ? req.headers : { ...req.headers, 'content-type': type };
+          return deps.intake.accept(kind, clientId, { body, rawBody, headers });
         },
       );
     }

@@ -86,18 +86,18 @@ export function createClientsService(deps: {
         );
       // Its open cases go to the remaining officers (fewest open cases first): left with someone
       // who is no longer an officer, nobody would work them, and they could not be assigned back.
-      const reassigned = await deps.clients.removeOfficer(
-        clientId,
-        officer,
-        (cases, loads) => reassignmentPlan(officer, cases, loads),
-        (c, _to, note) => ({
-          at: changeTime(new Date(), c.updated_at).toISOString(),
-          actor,
-          actor_name: null,
-          from: c.status,
-          to: c.status,
-          note,
-        }),
+      const reassigned = await deps.clients.removeOfficer(clientId, officer, (cases, loads) =>
+        reassignmentPlan(officer, cases, loads).map((m) => ({
+          ...m,
+          entry: {
+            at: changeTime(new Date(), m.case.updated_at).toISOString(),
+            actor,
+            actor_name: null,
+            from: m.case.status,
+            to: m.case.status,
+            note: m.note,
+          },
+        })),
       );
       if (!reassigned) throw new AppError('NOT_FOUND', `officer ${officer} not found for client ${clientId}`);
       await deps.audit.record({

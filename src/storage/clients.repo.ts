@@ -53,8 +53,8 @@ export function createClientsRepo(db: Db) {
     },
     /**
      * Removes an officer and, in the same transaction, moves each of its open cases (locked) where
-     * `plan` says, with an entry in the case's history made by `entry` (the case's last change
-     * given). Undefined when the client has no such officer.
+     * `plan` says, appending the plan's entry to the case's history (its `at` the case's new last
+     * change). Undefined when the client has no such officer.
      *
      * The order avoids a lost case, and deadlocks but with another removal (then run again). The
      * officer's open cases are locked first,
@@ -69,8 +69,7 @@ export function createClientsRepo(db: Db) {
       plan: (
         cases: OpenCase[],
         loads: OfficerLoad[],
-      ) => Array<{ case: OpenCase; to: string | null; note: string }>,
-      entry: (c: OpenCase, to: string | null, note: string) => { at: string; [k: string]: unknown },
+      ) => Array<{ case: OpenCase; to: string | null; entry: { at: string; [k: string]: unknown } }>,
     ): Promise<Array<{ case_number: string; assignee: string | null }> | undefined> {
       const openCases = (trx: Db) =>
         trx
@@ -109,12 +108,10 @@ export function createClientsRepo(db: Db) {
             open,
             loads.map((o) => ({ name: o.officer, openCases: Number(o.open_cases) })),
           );
-          for (const m of moves) {
-            const e = entry(m.case, m.to, m.note);
-            await sql`UPDATE cases SET assignee = ${m.to}, updated_at = ${e.at},
-                             history = history || ${JSON.stringify([e])}::jsonb
+          for (const m of moves)
+            await sql`UPDATE cases SET assignee = ${m.to}, updated_at = ${m.entry.at},
+                             history = history || ${JSON.stringify([m.entry])}::jsonb
                        WHERE id = ${m.case.id}`.execute(trx);
-          }
           return moves.map((m) => ({ case_number: m.case.case_number, assignee: m.to }));
         }),
       );

@@ -172,9 +172,6 @@ function windowRows(records: EvaluationRecord[]): WindowRow[] {
   return [...byKey.values()];
 }
 
-/** The heads moved by someone else (see migration 009) or a deadlock between instances: relink and retry. */
-const isRetryable = isTransientConflict;
-
 /** The columns of a window row, in the order both audit statements give them. */
 const WINDOW_COLUMNS = sql.raw('client_id, transaction_id, customer_id, amount_eur, evaluated_at, blocked');
 
@@ -575,7 +572,8 @@ export function createEvaluationsRepo(
       } catch (err) {
         // What the failed batch linked is not stored: read the heads again before the next link.
         for (const c of clients) knownHeads.delete(c);
-        if (!isRetryable(err) || attempt >= MAX_ATTEMPTS) throw err;
+        // The heads moved by someone else (see migration 009) or a deadlock between instances.
+        if (!isTransientConflict(err) || attempt >= MAX_ATTEMPTS) throw err;
         opts.onRelink?.();
       }
     }

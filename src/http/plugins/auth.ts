@@ -14,7 +14,8 @@ declare module 'fastify' {
   }
 }
 
-function bearer(req: FastifyRequest): string | undefined {
+/** The token of an `Authorization: Bearer <token>` header. */
+export function bearer(req: FastifyRequest): string | undefined {
   const h = req.headers.authorization;
   if (typeof h !== 'string') return undefined;
   const m = /^Bearer\s+(\S+)\s*$/i.exec(h);

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../errors.ts';
 import type { Principal } from '../../services/keys.service.ts';
+import { bearer } from './auth.ts';
 import { sendError } from './error-handler.ts';
 
 /** A route's path as a pattern: `:param` is one segment, `*` the rest. */
@@ -46,7 +47,7 @@ export function registerNotFound(
     const path = req.url.split('?')[0]!;
     try {
       if (path.startsWith('/api/')) {
-        const token = /^Bearer\s+(\S+)\s*$/i.exec(String(req.headers.authorization ?? ''))?.[1];
+        const token = bearer(req);
         const principal = token ? await deps.authenticate(token) : undefined;
         if (principal) await deps.limit(principal, reply);
       }

@@ -187,8 +187,12 @@ export async function createDeps(
       opts.logger?.warn({ err }, 'wallet-screening cache unavailable; screening uncached'),
   });
 
-  const audit = createAuditService({ audit: createAuditQueryRepo(db) });
-  const actionAudit = createActionAuditService({ actions: createActionExecutionsRepo(db) });
+  const auditQuery = createAuditQueryRepo(db);
+  const audit = createAuditService({ audit: auditQuery });
+  const actionAudit = createActionAuditService({
+    actions: createActionExecutionsRepo(db),
+    chain: auditQuery,
+  });
   const auditChain = createAuditChainService({ db, audit: operatorAudit });
   const retentionYearsOf = async (clientId: string) => {
     const row = await clients.get(clientId);

@@ -2,6 +2,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { loadConfig } from '../config.ts';
 import { createDeps } from '../deps.ts';
 import { AppError } from '../errors.ts';
+import { CHAIN_SEQ_HEADER } from '../services/audit.service.ts';
 import { acquireStoreLock, readServerInfo } from '../storage/store-lock.ts';
 import { registerCaspCommands } from './casps.ts';
 import { readCheckpointsFile } from './checkpoints-file.ts';
@@ -31,6 +32,13 @@ const nonNegativeNumber = (v: string) => {
   const n = Number(v);
   if (v.trim() === '' || !Number.isFinite(n) || n < 0)
     throw new InvalidArgumentError('must be a number, 0 or more');
+  return n;
+};
+/** A chain position: a whole number, 0 or more. */
+const chainPosition = (v: string) => {
+  const n = Number(v);
+  if (!/^\d+$/.test(v.trim()) || !Number.isSafeInteger(n))
+    throw new InvalidArgumentError('must be a whole number, 0 or more');
   return n;
 };
 const jsonObject = (v: string) => {
@@ -138,6 +146,16 @@ function buildProgram(found: (inv: Invocation) => void): Command {
     .option('--rule <rule_id>')
     .option('--customer <customer_id>')
     .option('--transaction <transaction_id>')
+    .option(
+      '--after-seq <n>',
+      'only evaluations at chain positions after n: the through_seq of the previous export, for exactly what was committed since',
+      chainPosition,
+    )
+    .option(
+      '--through-seq <n>',
+      'only evaluations up to chain position n (default: the chain head now)',
+      chainPosition,
+    )
     // JSON by default, as every command prints (CONTRACT §1); CSV when asked for.
     .option('--format <format>', 'json or csv', 'json')
     .option(
@@ -145,7 +163,7 @@ function buildProgram(found: (inv: Invocation) => void): Command {
       'the executed actions (type, outcome, time, executor, evidence) instead of the rule rows',
     )
     .option('--action-type <type>', 'with --actions: only this action, e.g. create_case')
-    .action((o: Record<string, string | boolean | undefined>) => {
+    .action((o: Record<string, string | number | boolean | undefined>) => {
       // Without --actions the rule rows would be exported, unfiltered: a much larger, different file.
       if (o.actionType !== undefined && !o.actions)
         throw new InvalidArgumentError('--action-type filters executed actions: give --actions with it');
@@ -160,6 +178,8 @@ function buildProgram(found: (inv: Invocation) => void): Command {
           rule_id: o.rule,
           customer_id: o.customer,
           transaction_id: o.transaction,
+          after_seq: o.afterSeq,
+          through_seq: o.throughSeq,
           format: o.format,
           ...(o.actions && o.actionType !== undefined ? { action_type: o.actionType } : {}),
         },
@@ -247,7 +267,19 @@ async function streamThroughServer(server: { url: string; token: string }, inv: 
     const body = (await res.json()) as { error?: { code: string; message: string } };
     throw new AppError((body.error?.code as never) ?? 'INTERNAL_ERROR', body.error?.message ?? 'failed');
   }
+  reportCut(args, res.headers.get(CHAIN_SEQ_HEADER) ?? undefined);
   for await (const chunk of res.body ?? []) await writeOut(Buffer.from(chunk));
+}
+
+/**
+ * Says on stderr which chain position an audit export by positions (--after-seq, --through-seq)
+ * is complete through, before its rows: the --after-seq of the next export. stdout holds only the
+ * export itself; an export by dates stays silent there, as every command that succeeds.
+ */
+function reportCut(args: object, throughSeq: number | string | undefined) {
+  const byPosition = 'after_seq' in args || 'through_seq' in args;
+  if (byPosition && throughSeq !== undefined)
+    process.stderr.write(`${JSON.stringify({ through_seq: Number(throughSeq) })}\n`);
 }
 
 /** Writes to stdout, waiting when the pipe is full (an export can be large). */
@@ -296,7 +328,9 @@ async function execute(inv: Invocation): Promise<unknown> {
     try {
       if (check) await deps.commands('clients.check', check, actor);
       if (inv.stream) {
-        for await (const chunk of await deps.streams(inv.name, args)) await writeOut(chunk);
+        const { chunks, throughSeq } = await deps.streams(inv.name, args);
+        reportCut(args, throughSeq);
+        for await (const chunk of chunks) await writeOut(chunk);
         return undefined;
       }
       return await deps.commands(inv.name, args, actor);

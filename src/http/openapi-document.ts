@@ -29,6 +29,17 @@ const EXPORT_HEADERS: Json = {
   },
 };
 
+/** The audit trail's answers (see chainCut in audit.service.ts). */
+const AUDIT_CUT_HEADERS: Json = {
+  'X-Audit-Chain-Seq': {
+    description:
+      "the client's chain position the answer is complete through: every matching evaluation up to it is in the answer (or its pages), none after it; pass it as after_seq next time to get exactly what was committed since",
+    schema: { type: 'integer' },
+  },
+};
+
+const AUDIT_CUT_PATHS = new Set(['/api/mica/audit/evaluations', '/api/mica/audit/actions']);
+
 const METHODS = new Set(['get', 'post', 'put', 'patch', 'delete']);
 
 /** `post /api/cases/{id}/assign` → `postApiCasesByIdAssign`. */
@@ -64,6 +75,7 @@ export function withHeadersAndIds<T>(doc: T): T {
           ...(limited ? RATE_LIMIT_HEADERS : {}),
           ...(status === '429' || status === '503' ? RETRY_AFTER : {}),
           ...(status === '200' && 'text/csv' in content ? EXPORT_HEADERS : {}),
+          ...(status === '200' && AUDIT_CUT_PATHS.has(path) ? AUDIT_CUT_HEADERS : {}),
         };
         if (Object.keys(headers).length > 0) res.headers = { ...headers, ...((res.headers as Json) ?? {}) };
       }

@@ -3,7 +3,16 @@ import type {
   ActionExecutionRow,
   ActionExecutionsRepo,
 } from '../storage/action-executions.repo.ts';
-import { type AuditQuery, auditFilterOf, csvCell } from './audit.service.ts';
+import type { AuditFilter, AuditQueryRepo } from '../storage/audit-query.repo.ts';
+import {
+  type AuditQuery,
+  auditFilterOf,
+  type CarriedCut,
+  carriedCutOf,
+  chainCut,
+  csvCell,
+  isCarriedCut,
+} from './audit.service.ts';
 import { isCursorCount, isCursorText, isCursorTime, readCursor, writeCursor } from './cursor.ts';
 
 /** The columns of an executed action, in order (CSV header, JSON keys). */
@@ -40,39 +49,47 @@ const cursorOf = (r: ActionExecutionRow): ActionCursor => ({
   action: r.action_position,
 });
 
-const isCursor = (c: ActionCursor) =>
-  isCursorTime(c.at) && isCursorText(c.id) && isCursorCount(c.rule) && isCursorCount(c.action);
+const isCursor = (c: ActionCursor & CarriedCut) =>
+  isCursorTime(c.at) &&
+  isCursorText(c.id) &&
+  isCursorCount(c.rule) &&
+  isCursorCount(c.action) &&
+  isCarriedCut(c);
+
+/** The filter of an actions query: the audit rows' filters plus the action type. */
+type ActionFilter = AuditFilter & { action_type?: string };
 
 /**
  * The executed actions of the audit trail (migration 011): a page, or every match streamed as
  * CSV or a JSON array, with the filters of the evaluations' audit rows plus the action type.
  */
-export function createActionAuditService(deps: { actions: ActionExecutionsRepo }) {
-  const filterOf = (clientId: string, q: ActionQuery) => ({
-    ...auditFilterOf(clientId, q),
-    action_type: q.action_type,
-  });
-
-  const cursorOfQuery = (q: ActionQuery) =>
-    q.cursor === undefined ? undefined : readCursor<ActionCursor>(q.cursor, isCursor);
+export function createActionAuditService(deps: {
+  actions: ActionExecutionsRepo;
+  chain: Pick<AuditQueryRepo, 'chainHead' | 'earliestAfter'>;
+}) {
+  const cursorOfQuery = (q: Pick<ActionQuery, 'cursor'>) =>
+    q.cursor === undefined ? undefined : readCursor<ActionCursor & CarriedCut>(q.cursor, isCursor);
 
   return {
-    async list(clientId: string, q: ActionQuery) {
-      const filter = filterOf(clientId, q);
+    /** The filter of a query, checked, with its cut resolved as the audit rows' (chainCut). */
+    async filter(clientId: string, q: ActionQuery): Promise<ActionFilter> {
+      const cut = await chainCut(deps.chain, auditFilterOf(clientId, q), cursorOfQuery(q));
+      return { ...cut, action_type: q.action_type };
+    },
+
+    async list(filter: ActionFilter, q: Pick<ActionQuery, 'cursor' | 'limit'>) {
       const after = cursorOfQuery(q);
       const limit = Math.min(Math.max(q.limit ?? 100, 1), 1000);
       const rows = await deps.actions.page(filter, after, limit);
       const last = rows.at(-1);
       return {
         items: rows.map(publicRow),
-        next_cursor: rows.length === limit && last ? writeCursor(cursorOf(last)) : null,
+        next_cursor:
+          rows.length === limit && last ? writeCursor({ ...cursorOf(last), ...carriedCutOf(filter) }) : null,
       };
     },
 
-    export(clientId: string, q: ActionQuery, format: 'csv' | 'json'): AsyncGenerator<string> {
-      const filter = filterOf(clientId, q);
-      cursorOfQuery(q); // every match is exported, but a cursor that is not one is refused
-
+    export(filter: ActionFilter, format: 'csv' | 'json'): AsyncGenerator<string> {
       const pageSize = 1000;
       return (async function* () {
         yield format === 'csv' ? `${ACTION_COLUMNS.join(',')}\r\n` : '[';

@@ -38,8 +38,80 @@ export interface AuditQuery {
   customer_id?: string;
   transaction_id?: string;
   evaluation_id?: string;
+  /** Only evaluations at chain positions after this one (what is new since an earlier answer). */
+  after_seq?: number;
+  /** Only evaluations at chain positions up to this one; by default the chain head when first read. */
+  through_seq?: number;
   cursor?: string;
   limit?: number;
+}
+
+/** What a cursor carries of its listing's cut (ChainCut), so that every page reads the same one. */
+export interface CarriedCut {
+  /** through_seq */
+  h?: number;
+  /** since */
+  lo?: string;
+}
+
+/**
+ * The header of every audit answer (and of the operator API's audit exports, which the CLI reports):
+ * the chain position it is complete through (chainCut).
+ */
+export const CHAIN_SEQ_HEADER = 'x-audit-chain-seq';
+
+/** A chain position as a cursor carries it. */
+const isChainPosition = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0;
+
+/** A cursor's carried cut, when it has a valid one (both parts optional). */
+export const isCarriedCut = (c: CarriedCut) =>
+  (c.h === undefined || isChainPosition(c.h)) && (c.lo === undefined || isCursorTime(c.lo));
+
+/** The cut a page was read with, to hand on in its cursor. */
+export const carriedCutOf = (f: AuditFilter): CarriedCut => ({ h: f.through_seq, lo: f.since });
+
+/**
+ * Positions after `after_seq` whose earliest evaluated_at is looked up to bound the newest-first
+ * scan; past this many, reading them would cost as much as the scan it bounds.
+ */
+const SINCE_LOOKUP_MAX = 100_000;
+
+/** Reads a client's chain (AuditQueryRepo). */
+type ChainReader = Pick<AuditQueryRepo, 'chainHead' | 'earliestAfter'>;
+
+/**
+ * The cut of an audit answer: every evaluation of the client's chain up to one position, read once
+ * when the answer (or its first page) starts. A client's chain positions are given out in commit
+ * order, one per evaluation, and its head moves in the same transaction as the rows it links, so
+ * when the head reads n every position up to n is committed. Hence an answer through n is final
+ * (asked again, the same filters give the same rows while retention keeps them), and
+ * `after_seq=n` next time gives exactly what was committed since: no row missed or repeated,
+ * which a window of `evaluated_at` cannot promise (a row is stamped a moment before it commits).
+ */
+export async function chainCut(
+  chain: ChainReader,
+  filter: AuditFilter,
+  carried?: CarriedCut,
+): Promise<AuditFilter> {
+  const after = filter.after_seq;
+  let through = filter.through_seq ?? carried?.h;
+  if (through === undefined || filter.through_seq !== undefined) {
+    const head = await chain.chainHead(filter.client_id);
+    const beyond = (field: string) =>
+      `${field}: Beyond the chain head: the last position committed for this client is ${head}`;
+    const problems: string[] = [];
+    if (filter.through_seq !== undefined && filter.through_seq > head) problems.push(beyond('through_seq'));
+    if (after !== undefined && after > head) problems.push(beyond('after_seq'));
+    if (after !== undefined && filter.through_seq !== undefined && after > filter.through_seq)
+      problems.push('after_seq: Must not be after through_seq');
+    if (problems.length > 0) throw validationError(problems);
+    through = filter.through_seq ?? head;
+  }
+  let since = carried?.lo;
+  if (since === undefined && after !== undefined && after > 0 && through - after <= SINCE_LOOKUP_MAX)
+    // Nothing after `after`: a bound no row meets, so that the scan ends at once.
+    since = (await chain.earliestAfter(filter.client_id, after, through)) ?? 'infinity';
+  return { ...filter, through_seq: through, since };
 }
 
 /**
@@ -109,17 +181,21 @@ export function parseRange(q: { from?: string; to?: string }): { from?: Date; to
   return { from, to };
 }
 
-function encodeCursor(row: AuditRow): string {
+function encodeCursor(row: AuditRow, filter: AuditFilter): string {
   return writeCursor({
     at: row.evaluated_at,
     id: row.evaluation_id,
     pos: row.rule_position,
-  } satisfies AuditCursor);
+    ...carriedCutOf(filter),
+  } satisfies AuditCursor & CarriedCut);
 }
 
-function decodeCursor(s: string | undefined): AuditCursor | undefined {
+function decodeCursor(s: string | undefined): (AuditCursor & CarriedCut) | undefined {
   if (!s) return undefined;
-  return readCursor<AuditCursor>(s, (c) => isCursorTime(c.at) && isCursorText(c.id) && isCursorCount(c.pos));
+  return readCursor<AuditCursor & CarriedCut>(
+    s,
+    (c) => isCursorTime(c.at) && isCursorText(c.id) && isCursorCount(c.pos) && isCarriedCut(c),
+  );
 }
 
 /** A row as exported: the internal ordering column dropped. */
@@ -250,33 +326,40 @@ export function auditFilterOf(clientId: string, q: AuditQuery): AuditFilter {
     customer_id: q.customer_id,
     transaction_id: q.transaction_id,
     evaluation_id: q.evaluation_id,
+    after_seq: q.after_seq,
+    through_seq: q.through_seq,
   };
 }
 
 export function createAuditService(deps: { audit: AuditQueryRepo }) {
-  const filterOf = auditFilterOf;
-
   return {
-    /** One page, newest first. */
-    async list(clientId: string, q: AuditQuery) {
-      const filter = filterOf(clientId, q);
+    /**
+     * The filter of a query, its dates checked and its cut resolved (chainCut): the first step of
+     * every answer, whose `through_seq` the route reports before the rows.
+     */
+    async filter(clientId: string, q: AuditQuery): Promise<AuditFilter> {
+      const filter = auditFilterOf(clientId, q);
+      // An export is every match (no pages), but a cursor that is not one is still the caller's
+      // error; a page's cursor carries the cut of the listing's first page.
+      return chainCut(deps.audit, filter, decodeCursor(q.cursor));
+    },
+
+    /** One page, newest first, of a filter from `filter`. */
+    async list(filter: AuditFilter, q: Pick<AuditQuery, 'cursor' | 'limit'>) {
       const limit = Math.min(Math.max(q.limit ?? 100, 1), 1000);
       const rows = await deps.audit.page(filter, decodeCursor(q.cursor), limit);
       const last = rows.at(-1);
       return {
         items: rows.map(publicRow),
-        next_cursor: rows.length === limit && last ? encodeCursor(last) : null,
+        next_cursor: rows.length === limit && last ? encodeCursor(last, filter) : null,
       };
     },
 
     /**
-     * Every matching row as CSV or a JSON array, produced chunk by chunk (keyset pages), so an
-     * export of millions of rows never sits in memory. Validation happens before the first chunk.
+     * Every row of a filter from `filter` as CSV or a JSON array, produced chunk by chunk (keyset
+     * pages), so an export of millions of rows never sits in memory.
      */
-    export(clientId: string, q: AuditQuery, format: 'csv' | 'json'): AsyncGenerator<string> {
-      const filter = filterOf(clientId, q);
-      // An export is every match (no pages), but a cursor that is not one is still the caller's error.
-      decodeCursor(q.cursor);
+    export(filter: AuditFilter, format: 'csv' | 'json'): AsyncGenerator<string> {
       // Evaluations per page: about 8 rows each, so a page is some 4,000 rows.
       const pageSize = 500;
       return (async function* () {

@@ -9,16 +9,23 @@ import { checkArgs } from './commands.ts';
  * CLI working on the store and the operator API, like the JSON commands.
  */
 export interface StreamCommandDeps {
-  audit: Pick<AuditService, 'export'>;
-  actions: Pick<ActionAuditService, 'export'>;
+  audit: Pick<AuditService, 'filter' | 'export'>;
+  actions: Pick<ActionAuditService, 'filter' | 'export'>;
+}
+
+/** A started stream: its text, and for audit exports the chain position it is complete through. */
+export interface StartedStream {
+  chunks: AsyncGenerator<string>;
+  throughSeq?: number;
 }
 
 interface StreamCommand<S extends TSchema> {
   args: S;
-  run: (deps: StreamCommandDeps, args: Static<S>) => AsyncGenerator<string>;
+  run: (deps: StreamCommandDeps, args: Static<S>) => Promise<StartedStream>;
 }
 const streamCommand = <S extends TSchema>(c: StreamCommand<S>) => c as unknown as StreamCommand<TSchema>;
 const Opt = Type.Optional(Type.String({ minLength: 1, maxLength: 256 }));
+const Position = Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }));
 
 const exportArgs = {
   client_id: Type.String({ minLength: 1, maxLength: 128 }),
@@ -27,18 +34,26 @@ const exportArgs = {
   rule_id: Opt,
   customer_id: Opt,
   transaction_id: Opt,
+  after_seq: Position,
+  through_seq: Position,
   format: Type.Optional(Type.Union([Type.Literal('csv'), Type.Literal('json')])),
 };
 
 export const STREAM_COMMANDS: Record<string, StreamCommand<TSchema>> = {
   'audit.export': streamCommand({
     args: Type.Object(exportArgs),
-    run: (d, { client_id, format, ...q }) => d.audit.export(client_id, q, format ?? 'csv'),
+    run: async (d, { client_id, format, ...q }) => {
+      const filter = await d.audit.filter(client_id, q);
+      return { chunks: d.audit.export(filter, format ?? 'csv'), throughSeq: filter.through_seq };
+    },
   }),
   /** The executed actions (GET /api/mica/audit/actions), with the same filters plus the type. */
   'audit.actions': streamCommand({
     args: Type.Object({ ...exportArgs, action_type: Opt }),
-    run: (d, { client_id, format, ...q }) => d.actions.export(client_id, q, format ?? 'csv'),
+    run: async (d, { client_id, format, ...q }) => {
+      const filter = await d.actions.filter(client_id, q);
+      return { chunks: d.actions.export(filter, format ?? 'csv'), throughSeq: filter.through_seq };
+    },
   }),
 };
 
@@ -47,15 +62,18 @@ export async function startStreamCommand(
   deps: StreamCommandDeps,
   name: string,
   args: unknown,
-): Promise<AsyncGenerator<string>> {
+): Promise<StartedStream> {
   const cmd = Object.hasOwn(STREAM_COMMANDS, name) ? STREAM_COMMANDS[name] : undefined;
   if (!cmd) throw new AppError('NOT_FOUND', `unknown command ${name}`);
   checkArgs(cmd.args, args);
-  const gen = cmd.run(deps, args);
+  const { chunks, throughSeq } = await cmd.run(deps, args);
   // Run up to the first chunk now, so argument errors surface before any output is written.
-  const first = await gen.next();
-  return (async function* () {
-    if (!first.done) yield first.value;
-    yield* gen;
-  })();
+  const first = await chunks.next();
+  return {
+    chunks: (async function* () {
+      if (!first.done) yield first.value;
+      yield* chunks;
+    })(),
+    throughSeq,
+  };
 }

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { type AuditFilter, UUID_TEXT } from './audit-query.repo.ts';
+import { type AuditFilter, chainConditions, UUID_TEXT } from './audit-query.repo.ts';
 import type { Db } from './db.ts';
 
 /** One executed action, as the view `mica_action_executions` shows it. */
@@ -44,6 +44,7 @@ export function createActionExecutionsRepo(db: Db) {
       if (filter.customer_id) conds.push(sql`x.customer_id = ${filter.customer_id}`);
       if (filter.transaction_id) conds.push(sql`x.trigger_entity_id = ${filter.transaction_id}`);
       if (filter.action_type) conds.push(sql`x.action_type = ${filter.action_type}`);
+      conds.push(...chainConditions(filter, 'x'));
       if (filter.evaluation_id !== undefined)
         conds.push(
           UUID_TEXT.test(filter.evaluation_id)

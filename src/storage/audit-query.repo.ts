@@ -14,6 +14,15 @@ export interface AuditFilter {
   transaction_id?: string;
   /** One evaluation's rows (the evaluation detail links here). */
   evaluation_id?: string;
+  /** Only evaluations at chain positions after this one. */
+  after_seq?: number;
+  /** Only evaluations at chain positions up to this one (the answer's cut: see ChainCut). */
+  through_seq?: number;
+  /**
+   * The earliest evaluated_at among the positions after `after_seq` (PostgreSQL's text of it): a
+   * bound that lets the newest-first scan stop there instead of reading back to the first row.
+   */
+  since?: string;
 }
 
 /** Position of a row in the newest-first order: (evaluated_at, evaluation_id, rule_position). */
@@ -57,6 +66,7 @@ function evaluationConditions(filter: AuditFilter) {
   if (filter.to) conds.push(sql`e.evaluated_at < ${filter.to}`);
   if (filter.customer_id) conds.push(sql`e.customer_id = ${filter.customer_id}`);
   if (filter.transaction_id) conds.push(sql`e.trigger_entity_id = ${filter.transaction_id}`);
+  conds.push(...chainConditions(filter, 'e'));
   // An id that is not a UUID names no evaluation: no rows, rather than a cast error.
   if (filter.evaluation_id !== undefined)
     conds.push(
@@ -71,6 +81,17 @@ function evaluationConditions(filter: AuditFilter) {
     conds.push(sql`e.trigger_type = ANY(${triggers}::text[])`);
     conds.push(sql`e.rule_ids @> ARRAY[${filter.rule_id}]::text[]`);
   }
+  return conds;
+}
+
+/** The conditions of a filter's chain positions on the evaluations (or their view) `alias`. */
+export function chainConditions(filter: AuditFilter, alias: 'e' | 'x') {
+  const seq = sql.ref(`${alias}.chain_seq`);
+  const at = sql.ref(alias === 'e' ? 'e.evaluated_at' : 'x.executed_at');
+  const conds = [];
+  if (filter.after_seq !== undefined) conds.push(sql`${seq} > ${filter.after_seq}`);
+  if (filter.through_seq !== undefined) conds.push(sql`${seq} <= ${filter.through_seq}`);
+  if (filter.since !== undefined) conds.push(sql`${at} >= ${filter.since}::timestamptz`);
   return conds;
 }
 
@@ -130,6 +151,24 @@ export interface ExportEvaluation {
 
 export function createAuditQueryRepo(db: Db) {
   return {
+    /** The client's chain head: the last position committed (0 before its first evaluation). */
+    async chainHead(clientId: string): Promise<number> {
+      const res = await sql<{ seq: string | number }>`
+        SELECT seq FROM audit_chain_heads WHERE client_id = ${clientId}`.execute(db);
+      return Number(res.rows[0]?.seq ?? 0);
+    },
+
+    /**
+     * The earliest evaluated_at among a client's positions in (after, through], as PostgreSQL's
+     * text of it (full precision); undefined when there is none. Reads only those positions.
+     */
+    async earliestAfter(clientId: string, after: number, through: number): Promise<string | undefined> {
+      const res = await sql<{ low: string | null }>`
+        SELECT min(evaluated_at)::text AS low FROM evaluations
+         WHERE client_id = ${clientId} AND chain_seq > ${after} AND chain_seq <= ${through}`.execute(db);
+      return res.rows[0]?.low ?? undefined;
+    },
+
     async page(filter: AuditFilter, after: AuditCursor | undefined, limit: number): Promise<AuditRow[]> {
       const conds = evaluationConditions(filter);
       if (after) conds.push(afterCursor(after.at, after.id, true));

@@ -193,6 +193,17 @@ describe('the mica CLI', () => {
     const exported = mica('audit', 'export', '--client', 'acme', '--format', 'json');
     assert.equal(exported.code, 0, exported.err);
     assert.deepEqual(exported.json(), []);
+    // By chain positions: the position the export is complete through is said on stderr.
+    const byPosition = mica('audit', 'export', '--client', 'acme', '--format', 'json', '--after-seq', '0');
+    assert.equal(byPosition.code, 0, byPosition.err);
+    assert.deepEqual(byPosition.json(), []);
+    assert.deepEqual(JSON.parse(byPosition.err), { through_seq: 0 });
+    assertFails(
+      mica('audit', 'export', '--client', 'acme', '--after-seq', '5'),
+      /after_seq: Beyond the chain head: the last position committed for this client is 0/,
+      'beyond the head',
+    );
+    assertFails(mica('audit', 'export', '--client', 'acme', '--through-seq', '-1'), /whole number/, '-1');
   });
 
   it('audit verify --checkpoints checks the chain against checkpoints kept elsewhere', () => {
@@ -284,6 +295,12 @@ describe('the mica CLI', () => {
     const lines = exported.out.trim().split('\r\n');
     assert.match(lines[0]!, /^client_id,evaluation_id,rule_id,result,/);
     assert.equal(lines.length, 1 + 3 * 6, 'three periodic evaluations of six rules');
+    // What came after the first evaluation, and the position to continue from (the header of the
+    // operator API, said on stderr).
+    const since = mica('audit', 'export', '--client', 'acme', '--format', 'csv', '--after-seq', '1');
+    assert.equal(since.code, 0, since.err);
+    assert.deepEqual(JSON.parse(since.err), { through_seq: 3 });
+    assert.deepEqual(since.out.trim().split('\r\n').slice(1), lines.slice(1, 1 + 2 * 6));
     // The executed actions too: GOV-001 and GOV-003 fire on empty periodic data (alert_management).
     const actions = mica('audit', 'export', '--client', 'acme', '--actions', '--format', 'json');
     assert.equal(actions.code, 0, actions.err);

@@ -1,13 +1,13 @@
 import { Readable } from 'node:stream';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { CHAIN_SEQ_HEADER } from '../../services/audit.service.ts';
+import type { StartedStream } from '../../services/stream-commands.ts';
 import { NestedError } from '../schemas/common.schema.ts';
 
 /** The operator API for streaming commands (exports); operator token only. */
 export const adminStreamRoutes =
-  (deps: {
-    streams: (name: string, args: unknown) => Promise<AsyncGenerator<string>>;
-  }): FastifyPluginAsyncTypebox =>
+  (deps: { streams: (name: string, args: unknown) => Promise<StartedStream> }): FastifyPluginAsyncTypebox =>
   async (app) => {
     app.post(
       '/api/admin/streams/:name',
@@ -21,8 +21,9 @@ export const adminStreamRoutes =
         },
       },
       async (req, reply) => {
-        const stream = await deps.streams(req.params.name, req.body.args ?? {});
-        return reply.type('text/plain; charset=utf-8').send(Readable.from(stream) as never);
+        const { chunks, throughSeq } = await deps.streams(req.params.name, req.body.args ?? {});
+        if (throughSeq !== undefined) reply.header(CHAIN_SEQ_HEADER, String(throughSeq));
+        return reply.type('text/plain; charset=utf-8').send(Readable.from(chunks) as never);
       },
     );
   };

@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import type { ACTION_COLUMNS, ActionAuditService } from '../../services/action-audit.service.ts';
-import type { AUDIT_COLUMNS, AuditService } from '../../services/audit.service.ts';
+import { type AUDIT_COLUMNS, type AuditService, CHAIN_SEQ_HEADER } from '../../services/audit.service.ts';
 import { principalOf } from '../plugins/auth.ts';
 import { refuseInvalidQuery } from '../query-problems.ts';
 import { STRICT_QUERY } from '../schemas/cases.schema.ts';
@@ -91,6 +91,22 @@ export const AuditQuerySchema = Type.Object(
     customer_id: Type.Optional(Type.String({ maxLength: 256 })),
     transaction_id: Type.Optional(Type.String({ maxLength: 256 })),
     evaluation_id: Type.Optional(Type.String({ maxLength: 64, description: "one evaluation's rows" })),
+    after_seq: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: Number.MAX_SAFE_INTEGER,
+        description:
+          'only evaluations at chain positions after this one: pass the X-Audit-Chain-Seq of the previous answer to get exactly what was committed since',
+      }),
+    ),
+    through_seq: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: Number.MAX_SAFE_INTEGER,
+        description:
+          'only evaluations at chain positions up to this one (at most the chain head); by default the head when the answer, or its first page, is read',
+      }),
+    ),
     format: Type.Optional(Type.Union([Type.Literal('json'), Type.Literal('csv')])),
     cursor: Type.Optional(Type.String({ maxLength: 512 })),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
@@ -158,8 +174,10 @@ export const auditRoutes =
         refuseInvalidQuery(req);
         const { clientId } = principalOf(req);
         const { format, ...q } = req.query;
-        if (!format) return reply.send((await deps.audit.list(clientId, q)) as never);
-        return sendExport(reply, deps.audit.export(clientId, q, format), format, `audit-${clientId}`);
+        const filter = await deps.audit.filter(clientId, q);
+        reply.header(CHAIN_SEQ_HEADER, String(filter.through_seq));
+        if (!format) return reply.send((await deps.audit.list(filter, q)) as never);
+        return sendExport(reply, deps.audit.export(filter, format), format, `audit-${clientId}`);
       },
     );
 
@@ -188,8 +206,10 @@ export const auditRoutes =
         refuseInvalidQuery(req);
         const { clientId } = principalOf(req);
         const { format, ...q } = req.query;
-        if (!format) return reply.send((await deps.actions.list(clientId, q)) as never);
-        return sendExport(reply, deps.actions.export(clientId, q, format), format, `actions-${clientId}`);
+        const filter = await deps.actions.filter(clientId, q);
+        reply.header(CHAIN_SEQ_HEADER, String(filter.through_seq));
+        if (!format) return reply.send((await deps.actions.list(filter, q)) as never);
+        return sendExport(reply, deps.actions.export(filter, format), format, `actions-${clientId}`);
       },
     );
   };

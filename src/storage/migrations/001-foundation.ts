@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { ruleEvaluationsView } from './audit-views.ts';
 import { runStatements } from './run-statements.ts';
 
 /** Tenants, keys, the operator audit log, and the evaluation audit store with its per-rule view. */
@@ -124,32 +125,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     CREATE TRIGGER operator_audit_append_only BEFORE UPDATE OR DELETE ON operator_audit
       FOR EACH ROW EXECUTE FUNCTION mica_refuse_audit_change();
 
-    -- One row per evaluated rule, as the spec names the audit table. The rows are derived from the
-    -- response stored once per evaluation, so an evaluation costs one insert, not one per rule.
-    CREATE VIEW mica_rule_evaluations AS
-    SELECT e.client_id,
-           e.evaluation_id,
-           r.value->>'rule_id' AS rule_id,
-           r.ordinality::integer AS rule_position,
-           r.value->>'result' AS result,
-           (r.value->>'triggered')::boolean AS triggered,
-           e.trigger_type,
-           e.trigger_entity_type,
-           e.trigger_entity_id,
-           e.evaluated_at,
-           e.transaction_blocked,
-           e.alert_generated,
-           (SELECT coalesce(json_agg(k.key), '[]'::json)
-              FROM json_each(r.value->'conditions_met') k) AS conditions_evaluated,
-           r.value->'conditions_met' AS conditions_met,
-           r.value->'actions_to_execute' AS actions_executed,
-           r.value->>'severity' AS severity,
-           e.evaluator_id,
-           e.customer_id,
-           e.rule_set_version,
-           e.high_risk_list_date
-      FROM evaluations e
-     CROSS JOIN LATERAL json_array_elements(e.response->'results') WITH ORDINALITY AS r(value, ordinality);
+    ${ruleEvaluationsView('CREATE')}
 
     CREATE TABLE customer_transactions (
       client_id text NOT NULL,

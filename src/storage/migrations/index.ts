@@ -22,6 +22,7 @@ import * as m020 from './020-str-sweep-repair.ts';
 import * as m021 from './021-retention-never-past-the-cutoff.ts';
 import * as m022 from './022-case-former-alerts.ts';
 import * as m023 from './023-chain-seq-positive.ts';
+import * as m024 from './024-audit-views-chain-position.ts';
 
 /** Migrations are compiled in, so a fresh clone migrates without reading a folder at run time. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -47,6 +48,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '021-retention-never-past-the-cutoff': m021,
   '022-case-former-alerts': m022,
   '023-chain-seq-positive': m023,
+  '024-audit-views-chain-position': m024,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -121,7 +121,7 @@ test('export pages through every evaluation once, in order, one page read ahead 
     const service = createAuditService({ audit: repo as never });
     let csv = '';
     let index = 0;
-    for await (const chunk of service.export('acme', {}, 'csv')) {
+    for await (const chunk of service.export({ client_id: 'acme' }, 'csv')) {
       // Chunk k (after the header) is page k: while it is consumed page k + 1 may be read, no further.
       assert.ok(state.reads <= index + 1, `total ${total}, chunk ${index}`);
       csv += chunk;
@@ -146,7 +146,7 @@ test('a page that cannot be read ends the export with its error', async () => {
   const chunks: string[] = [];
   await assert.rejects(
     (async () => {
-      for await (const chunk of service.export('acme', {}, 'json')) chunks.push(chunk);
+      for await (const chunk of service.export({ client_id: 'acme' }, 'json')) chunks.push(chunk);
     })(),
     /database went away/,
   );

@@ -315,6 +315,16 @@ export function createAuditChainService(deps: {
         subject: null,
         detail: result,
       });
+      // Each client whose trail lost rows (or whose retention failed) has it in its own log too:
+      // asked what happened to one client's trail, the operator log answers.
+      for (const r of [...removed, ...failed])
+        await deps.audit.record({
+          client_id: r.client_id,
+          actor,
+          action: 'audit.retention',
+          subject: r.client_id,
+          detail: { ran_at: result.ran_at, ...r },
+        });
       return result;
     },
   };

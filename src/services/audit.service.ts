@@ -142,8 +142,12 @@ export function parseInstant(field: string, v: string | undefined): Date | undef
   // Audit times are stored to the millisecond; a finer fraction is rounded up to the next one, so
   // that `from <= at < to` holds exactly (cut off instead, 03:01:36.1585 would take in .158).
   const frac = /T[^.]*\.(\d+)/.exec(v)?.[1];
-  if (frac !== undefined && /[1-9]/.test(frac.slice(3)) && !/:60(?:\.|$)/.test(v))
-    return new Date(d.getTime() + 1);
+  if (frac !== undefined && /[1-9]/.test(frac.slice(3)) && !/:60(?:\.|$)/.test(v)) {
+    const up = new Date(d.getTime() + 1);
+    // 9999-12-31T23:59:59.9999Z would round up into year 10000, which the store cannot take.
+    if (!isStorableInstant(up)) throw fieldError(field, `${STORABLE_INSTANT_RANGE}, to the millisecond`);
+    return up;
+  }
   return d;
 }
 

@@ -274,6 +274,18 @@ describe('retention', () => {
     }
     const logged = await t.deps.operatorAudit.list({});
     assert.ok(logged.some((e) => e.action === 'audit.retention'));
+    // Each client's own operator log says its rows were removed.
+    for (const c of ['long', 'normal']) {
+      const own = await t.deps.operatorAudit.list({ client_id: c });
+      assert.ok(
+        own.some((e) => e.action === 'audit.retention'),
+        `${c}: ${JSON.stringify(own.map((e) => e.action))}`,
+      );
+    }
+    // The next day's run finds nothing due: nothing removed, and no failure recorded.
+    const again = await t.deps.auditChain.retention(t.deps.retentionYearsOf);
+    assert.deepEqual(again.removed, []);
+    assert.equal('failed' in again, false, JSON.stringify(again));
   });
 });
 

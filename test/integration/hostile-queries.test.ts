@@ -44,6 +44,34 @@ describe('hostile query strings and cursors are a 400, never a 500', () => {
       await expect400(url, field);
   });
 
+  it('an empty filter: from an empty variable it would filter nothing and answer every row', async () => {
+    for (const [url, field] of [
+      ['/api/mica/audit/evaluations?customer_id=', 'customer_id'],
+      ['/api/mica/audit/evaluations?transaction_id=&format=json', 'transaction_id'],
+      ['/api/mica/audit/evaluations?rule_id=&format=csv', 'rule_id'],
+      ['/api/mica/audit/evaluations?evaluation_id=', 'evaluation_id'],
+      ['/api/mica/audit/evaluations?from=', 'from'],
+      ['/api/mica/audit/evaluations?to=&format=csv', 'to'],
+      ['/api/mica/audit/evaluations?cursor=', 'cursor'],
+      ['/api/mica/audit/actions?customer_id=&format=json', 'customer_id'],
+      ['/api/mica/audit/actions?action_type=', 'action_type'],
+      ['/api/mica/audit/transitions?from=', 'from'],
+    ] as const)
+      await expect400(url, field);
+  });
+
+  it('a time that rounds up past the last storable millisecond', async () => {
+    for (const [url, field] of [
+      ['/api/mica/audit/evaluations?from=9999-12-31T23:59:59.9999Z', 'from'],
+      ['/api/mica/audit/evaluations?to=9999-12-31T23:59:59.9991Z&format=csv', 'to'],
+      ['/api/mica/audit/actions?to=9999-12-31T23:59:59.99999Z', 'to'],
+      ['/api/mica/audit/transitions?from=9999-12-31T23:59:59.9999Z', 'from'],
+    ] as const)
+      await expect400(url, field);
+    // The last millisecond itself is a bound like any other.
+    assert.equal((await get('/api/mica/audit/evaluations?to=9999-12-31T23:59:59.999Z')).statusCode, 200);
+  });
+
   it('a NUL in a filter', async () => {
     for (const [url, field] of [
       ['/api/mica/audit/evaluations?customer_id=%00', 'customer_id'],

@@ -83,14 +83,18 @@ const auditErrors = {
 
 export const AuditQuerySchema = Type.Object(
   {
+    // Every filter, when given, holds something: `customer_id=` from an empty variable would
+    // otherwise filter nothing and hand over every customer's rows.
     from: Type.Optional(
-      Type.String({ description: 'ISO 8601 date or date-time (a date is its UTC midnight)' }),
+      Type.String({ minLength: 1, description: 'ISO 8601 date or date-time (a date is its UTC midnight)' }),
     ),
-    to: Type.Optional(Type.String({ description: 'exclusive upper bound' })),
-    rule_id: Type.Optional(Type.String({ maxLength: 64 })),
-    customer_id: Type.Optional(Type.String({ maxLength: 256 })),
-    transaction_id: Type.Optional(Type.String({ maxLength: 256 })),
-    evaluation_id: Type.Optional(Type.String({ maxLength: 64, description: "one evaluation's rows" })),
+    to: Type.Optional(Type.String({ minLength: 1, description: 'exclusive upper bound' })),
+    rule_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+    customer_id: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
+    transaction_id: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
+    evaluation_id: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 64, description: "one evaluation's rows" }),
+    ),
     after_seq: Type.Optional(
       Type.Integer({
         minimum: 0,
@@ -108,7 +112,7 @@ export const AuditQuerySchema = Type.Object(
       }),
     ),
     format: Type.Optional(Type.Union([Type.Literal('json'), Type.Literal('csv')])),
-    cursor: Type.Optional(Type.String({ maxLength: 512 })),
+    cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 512 })),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
   },
   STRICT_QUERY,
@@ -118,7 +122,7 @@ const ActionQuerySchema = Type.Object(
   {
     ...AuditQuerySchema.properties,
     action_type: Type.Optional(
-      Type.String({ maxLength: 64, description: 'e.g. create_case, block_transaction' }),
+      Type.String({ minLength: 1, maxLength: 64, description: 'e.g. create_case, block_transaction' }),
     ),
   },
   STRICT_QUERY,

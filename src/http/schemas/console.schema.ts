@@ -129,8 +129,8 @@ export const RuleStatsSchema = Type.Object({
 
 export const TransitionQuerySchema = Type.Object(
   {
-    from: Type.Optional(Type.String({ description: 'ISO 8601 date or date-time (inclusive)' })),
-    to: Type.Optional(Type.String({ description: 'exclusive upper bound' })),
+    from: Type.Optional(Type.String({ minLength: 1, description: 'ISO 8601 date or date-time (inclusive)' })),
+    to: Type.Optional(Type.String({ minLength: 1, description: 'exclusive upper bound' })),
     kind: Type.Optional(Enum(['case', 'alert'] as const)),
     case_id: Type.Optional(
       Type.String({

@@ -23,6 +23,7 @@ import * as m021 from './021-retention-never-past-the-cutoff.ts';
 import * as m022 from './022-case-former-alerts.ts';
 import * as m023 from './023-chain-seq-positive.ts';
 import * as m024 from './024-audit-views-chain-position.ts';
+import * as m025 from './025-retention-nothing-due.ts';
 
 /** Migrations are compiled in, so a fresh clone migrates without reading a folder at run time. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -49,6 +50,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '022-case-former-alerts': m022,
   '023-chain-seq-positive': m023,
   '024-audit-views-chain-position': m024,
+  '025-retention-nothing-due': m025,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -2,8 +2,8 @@
  * The two SECURITY DEFINER functions through which the application role removes audit rows past
  * retention and drops emptied partitions (see 006-app-role.ts), with the youngest data they may
  * touch: `floor`, a PostgreSQL interval (less a day of slack for clock differences). Shared by the
- * migration that created them (1 year) and the one that raised the floor to the legal 5 years
- * (012), so one text says what they do.
+ * migration that created them (1 year) and the ones that changed them since (012: the legal 5
+ * years; 017, 019, 021, 025), so one text says what they do.
  */
 export function retentionFunctions(verb: 'CREATE' | 'CREATE OR REPLACE', floor: string): string {
   return `
@@ -24,13 +24,18 @@ export function retentionFunctions(verb: 'CREATE' | 'CREATE OR REPLACE', floor: 
       PERFORM pg_advisory_xact_lock(hashtext('mica_retention:' || p_client));
       SELECT max(chain_seq) INTO last_seq FROM evaluations
        WHERE client_id = p_client AND evaluated_at < p_cutoff;
+      -- Nothing due (least() below would skip a NULL and cut before the first row kept).
+      IF last_seq IS NULL THEN RETURN 0; END IF;
       -- Never past a row that is not due: the chain is cut before the first row at or after the
       -- cutoff, so every row removed is older than it even where times are out of chain order (a
       -- row written with an old time at the head must not take the recent rows with it).
       SELECT least(last_seq, min(chain_seq) - 1) INTO last_seq FROM evaluations
        WHERE client_id = p_client AND evaluated_at >= p_cutoff;
+      -- The mark names a stored row and its hash: the last one at or before that position (none
+      -- when an earlier retention already removed them all: nothing to do).
+      SELECT chain_seq, row_hash INTO last_seq, last_hash FROM evaluations
+       WHERE client_id = p_client AND chain_seq <= last_seq ORDER BY chain_seq DESC LIMIT 1;
       IF last_seq IS NULL OR last_seq < 1 THEN RETURN 0; END IF;
-      SELECT row_hash INTO last_hash FROM evaluations WHERE client_id = p_client AND chain_seq = last_seq;
       INSERT INTO audit_retention_marks (client_id, seq, hash, removed_before)
       VALUES (p_client, last_seq, last_hash, p_cutoff)
       ON CONFLICT (client_id, seq) DO NOTHING;

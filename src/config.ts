@@ -15,6 +15,8 @@ const EnvSchema = Type.Object({
    */
   DATABASE_MIGRATION_URL: Type.Optional(Type.String({ minLength: 1 })),
   REDIS_URL: Type.Optional(Type.String({ minLength: 1 })),
+  /** Most entries of the result caches, in process or in Redis (shared): least recently used go first. */
+  CACHE_MAX_ENTRIES: Type.Integer({ minimum: 1, default: 100_000 }),
   MICA_DATA_DIR: Type.String({ default: './data' }),
   MICA_ENVIRONMENT: Type.Union([Type.Literal('live'), Type.Literal('sandbox')], { default: 'live' }),
   MICA_OPERATOR_TOKEN: Type.Optional(Type.String({ minLength: 16 })),

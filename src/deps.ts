@@ -66,8 +66,10 @@ export async function createDeps(
   if (!opts.skipMigrations) await migrate();
 
   const metrics = createMetrics();
-  const redisCache = config.REDIS_URL ? createRedisCache(config.REDIS_URL) : undefined;
-  const cache = redisCache ?? createMemoryCache();
+  const redisCache = config.REDIS_URL
+    ? createRedisCache(config.REDIS_URL, { maxEntries: config.CACHE_MAX_ENTRIES })
+    : undefined;
+  const cache = redisCache ?? createMemoryCache({ maxEntries: config.CACHE_MAX_ENTRIES });
 
   const clientsRepo = createClientsRepo(db);
   const operatorAudit = createOperatorAuditRepo(db);

@@ -65,15 +65,16 @@ type ActionFilter = AuditFilter & { action_type?: string };
  */
 export function createActionAuditService(deps: {
   actions: ActionExecutionsRepo;
-  chain: Pick<AuditQueryRepo, 'chainHead' | 'earliestAfter'>;
+  chain: Pick<AuditQueryRepo, 'chainHead' | 'spanOf'>;
 }) {
   const cursorOfQuery = (q: Pick<ActionQuery, 'cursor'>) =>
     q.cursor === undefined ? undefined : readCursor<ActionCursor & CarriedCut>(q.cursor, isCursor);
 
   return {
     /** The filter of a query, checked, with its cut resolved as the audit rows' (chainCut). */
-    async filter(clientId: string, q: ActionQuery): Promise<ActionFilter> {
-      const cut = await chainCut(deps.chain, auditFilterOf(clientId, q), cursorOfQuery(q));
+    async filter(clientId: string, q: ActionQuery, paged: boolean): Promise<ActionFilter> {
+      const cursor = cursorOfQuery(q); // an export's only checked, as the audit rows' (AuditService)
+      const cut = await chainCut(deps.chain, auditFilterOf(clientId, q), paged ? cursor : undefined);
       return { ...cut, action_type: q.action_type };
     },
 

@@ -46,12 +46,16 @@ export interface AuditQuery {
   limit?: number;
 }
 
-/** What a cursor carries of its listing's cut (ChainCut), so that every page reads the same one. */
+/** What a cursor carries of its listing's cut (chainCut), so that every page reads the same one. */
 export interface CarriedCut {
+  /** the query's after_seq, which the cut was resolved for */
+  a?: number;
   /** through_seq */
   h?: number;
   /** since */
   lo?: string;
+  /** until */
+  hi?: string;
 }
 
 /**
@@ -63,21 +67,23 @@ export const CHAIN_SEQ_HEADER = 'x-audit-chain-seq';
 /** A chain position as a cursor carries it. */
 const isChainPosition = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0;
 
-/** A cursor's carried cut, when it has a valid one (both parts optional). */
+/** A cursor's carried cut, when it has a valid one (every part optional). */
 export const isCarriedCut = (c: CarriedCut) =>
-  (c.h === undefined || isChainPosition(c.h)) && (c.lo === undefined || isCursorTime(c.lo));
+  (c.a === undefined || isChainPosition(c.a)) &&
+  (c.h === undefined || isChainPosition(c.h)) &&
+  (c.lo === undefined || isCursorTime(c.lo)) &&
+  (c.hi === undefined || isCursorTime(c.hi));
 
 /** The cut a page was read with, to hand on in its cursor. */
-export const carriedCutOf = (f: AuditFilter): CarriedCut => ({ h: f.through_seq, lo: f.since });
-
-/**
- * Positions after `after_seq` whose earliest evaluated_at is looked up to bound the newest-first
- * scan; past this many, reading them would cost as much as the scan it bounds.
- */
-const SINCE_LOOKUP_MAX = 100_000;
+export const carriedCutOf = (f: AuditFilter): CarriedCut => ({
+  a: f.after_seq,
+  h: f.through_seq,
+  lo: f.since,
+  hi: f.until,
+});
 
 /** Reads a client's chain (AuditQueryRepo). */
-type ChainReader = Pick<AuditQueryRepo, 'chainHead' | 'earliestAfter'>;
+type ChainReader = Pick<AuditQueryRepo, 'chainHead' | 'spanOf'>;
 
 /**
  * The cut of an audit answer: every evaluation of the client's chain up to one position, read once
@@ -87,6 +93,11 @@ type ChainReader = Pick<AuditQueryRepo, 'chainHead' | 'earliestAfter'>;
  * (asked again, the same filters give the same rows while retention keeps them), and
  * `after_seq=n` next time gives exactly what was committed since: no row missed or repeated,
  * which a window of `evaluated_at` cannot promise (a row is stamped a moment before it commits).
+ *
+ * A query by positions (after_seq or through_seq given) also reads the time span of its range,
+ * through the chain index, so that the page and export scans stay within it (chainConditions).
+ * `carried`: the cut of the listing a page's cursor continues, taken as it is; refused when the
+ * query asks for other positions (it would hold the span of another range).
  */
 export async function chainCut(
   chain: ChainReader,
@@ -94,24 +105,28 @@ export async function chainCut(
   carried?: CarriedCut,
 ): Promise<AuditFilter> {
   const after = filter.after_seq;
-  let through = filter.through_seq ?? carried?.h;
-  if (through === undefined || filter.through_seq !== undefined) {
-    const head = await chain.chainHead(filter.client_id);
-    const beyond = (field: string) =>
-      `${field}: Beyond the chain head: the last position committed for this client is ${head}`;
-    const problems: string[] = [];
-    if (filter.through_seq !== undefined && filter.through_seq > head) problems.push(beyond('through_seq'));
-    if (after !== undefined && after > head) problems.push(beyond('after_seq'));
-    if (after !== undefined && filter.through_seq !== undefined && after > filter.through_seq)
-      problems.push('after_seq: Must not be after through_seq');
-    if (problems.length > 0) throw validationError(problems);
-    through = filter.through_seq ?? head;
+  if (carried?.h !== undefined) {
+    if (carried.a !== after || (filter.through_seq !== undefined && filter.through_seq !== carried.h))
+      throw fieldError(
+        'cursor',
+        'From a listing of other chain positions: pass the same after_seq and through_seq as its first page',
+      );
+    return { ...filter, through_seq: carried.h, since: carried.lo, until: carried.hi };
   }
-  let since = carried?.lo;
-  if (since === undefined && after !== undefined && after > 0 && through - after <= SINCE_LOOKUP_MAX)
-    // Nothing after `after`: a bound no row meets, so that the scan ends at once.
-    since = (await chain.earliestAfter(filter.client_id, after, through)) ?? 'infinity';
-  return { ...filter, through_seq: through, since };
+  const head = await chain.chainHead(filter.client_id);
+  const beyond = (field: string) =>
+    `${field}: Beyond the chain head: the last position committed for this client is ${head}`;
+  const problems: string[] = [];
+  if (filter.through_seq !== undefined && filter.through_seq > head) problems.push(beyond('through_seq'));
+  if (after !== undefined && after > head) problems.push(beyond('after_seq'));
+  if (after !== undefined && filter.through_seq !== undefined && after > filter.through_seq)
+    problems.push('after_seq: Must not be after through_seq');
+  if (problems.length > 0) throw validationError(problems);
+  const through = filter.through_seq ?? head;
+  if (after === undefined && filter.through_seq === undefined) return { ...filter, through_seq: through };
+  const span = await chain.spanOf(filter.client_id, after ?? 0, through);
+  // Nothing in the range: a bound no row meets, so that the scan ends at once.
+  return { ...filter, through_seq: through, since: span?.low ?? 'infinity', until: span?.high };
 }
 
 /**
@@ -341,11 +356,12 @@ export function createAuditService(deps: { audit: AuditQueryRepo }) {
      * The filter of a query, its dates checked and its cut resolved (chainCut): the first step of
      * every answer, whose `through_seq` the route reports before the rows.
      */
-    async filter(clientId: string, q: AuditQuery): Promise<AuditFilter> {
+    async filter(clientId: string, q: AuditQuery, paged: boolean): Promise<AuditFilter> {
       const filter = auditFilterOf(clientId, q);
-      // An export is every match (no pages), but a cursor that is not one is still the caller's
-      // error; a page's cursor carries the cut of the listing's first page.
-      return chainCut(deps.audit, filter, decodeCursor(q.cursor));
+      // A page's cursor carries the cut of the listing's first page. An export is every match
+      // (no pages): its cursor is only checked, a cursor that is not one being the caller's error.
+      const cursor = decodeCursor(q.cursor);
+      return chainCut(deps.audit, filter, paged ? cursor : undefined);
     },
 
     /** One page, newest first, of a filter from `filter`. */

@@ -43,7 +43,7 @@ export const STREAM_COMMANDS: Record<string, StreamCommand<TSchema>> = {
   'audit.export': streamCommand({
     args: Type.Object(exportArgs),
     run: async (d, { client_id, format, ...q }) => {
-      const filter = await d.audit.filter(client_id, q);
+      const filter = await d.audit.filter(client_id, q, false);
       return { chunks: d.audit.export(filter, format ?? 'csv'), throughSeq: filter.through_seq };
     },
   }),
@@ -51,7 +51,7 @@ export const STREAM_COMMANDS: Record<string, StreamCommand<TSchema>> = {
   'audit.actions': streamCommand({
     args: Type.Object({ ...exportArgs, action_type: Opt }),
     run: async (d, { client_id, format, ...q }) => {
-      const filter = await d.actions.filter(client_id, q);
+      const filter = await d.actions.filter(client_id, q, false);
       return { chunks: d.actions.export(filter, format ?? 'csv'), throughSeq: filter.through_seq };
     },
   }),

@@ -19,10 +19,12 @@ export interface AuditFilter {
   /** Only evaluations at chain positions up to this one (the answer's cut: see ChainCut). */
   through_seq?: number;
   /**
-   * The earliest evaluated_at among the positions after `after_seq` (PostgreSQL's text of it): a
-   * bound that lets the newest-first scan stop there instead of reading back to the first row.
+   * The earliest and latest evaluated_at among the positions of (after_seq, through_seq]
+   * (PostgreSQL's text of them): the time span that bounds the scan, which is driven by the time
+   * index (see chainConditions). 'infinity' as `since` when no position is in that range.
    */
   since?: string;
+  until?: string;
 }
 
 /** Position of a row in the newest-first order: (evaluated_at, evaluation_id, rule_position). */
@@ -84,14 +86,22 @@ function evaluationConditions(filter: AuditFilter) {
   return conds;
 }
 
-/** The conditions of a filter's chain positions on the evaluations (or their view) `alias`. */
+/**
+ * The conditions of a filter's chain positions on the evaluations (or their view) `alias`. The
+ * positions are compared as `chain_seq + 0`, which no index serves: every statement is planned
+ * generically (plan_cache_mode force_generic_plan, db.ts), without the values, and a range on the
+ * (client_id, chain_seq) index then looked as good as the time index, so a page read and sorted
+ * its whole range. The scan is bounded by time instead: `since` / `until` (chainCut) or the
+ * caller's dates.
+ */
 export function chainConditions(filter: AuditFilter, alias: 'e' | 'x') {
-  const seq = sql.ref(`${alias}.chain_seq`);
+  const seq = sql`(${sql.ref(`${alias}.chain_seq`)} + 0)`;
   const at = sql.ref(alias === 'e' ? 'e.evaluated_at' : 'x.executed_at');
   const conds = [];
   if (filter.after_seq !== undefined) conds.push(sql`${seq} > ${filter.after_seq}`);
   if (filter.through_seq !== undefined) conds.push(sql`${seq} <= ${filter.through_seq}`);
   if (filter.since !== undefined) conds.push(sql`${at} >= ${filter.since}::timestamptz`);
+  if (filter.until !== undefined) conds.push(sql`${at} <= ${filter.until}::timestamptz`);
   return conds;
 }
 
@@ -159,14 +169,23 @@ export function createAuditQueryRepo(db: Db) {
     },
 
     /**
-     * The earliest evaluated_at among a client's positions in (after, through], as PostgreSQL's
-     * text of it (full precision); undefined when there is none. Reads only those positions.
+     * The earliest and latest evaluated_at among a client's positions in (after, through], as
+     * PostgreSQL's text of them (full precision); undefined when there is none. Reads only those
+     * positions, through the chain index: the subquery (OFFSET 0) keeps the generic plan from
+     * turning min()/max() into a walk of the time index over every row of the client.
      */
-    async earliestAfter(clientId: string, after: number, through: number): Promise<string | undefined> {
-      const res = await sql<{ low: string | null }>`
-        SELECT min(evaluated_at)::text AS low FROM evaluations
-         WHERE client_id = ${clientId} AND chain_seq > ${after} AND chain_seq <= ${through}`.execute(db);
-      return res.rows[0]?.low ?? undefined;
+    async spanOf(
+      clientId: string,
+      after: number,
+      through: number,
+    ): Promise<{ low: string; high: string } | undefined> {
+      const res = await sql<{ low: string | null; high: string | null }>`
+        SELECT min(s.evaluated_at)::text AS low, max(s.evaluated_at)::text AS high
+          FROM (SELECT evaluated_at FROM evaluations
+                 WHERE client_id = ${clientId} AND chain_seq > ${after} AND chain_seq <= ${through}
+                OFFSET 0) s`.execute(db);
+      const row = res.rows[0];
+      return row?.low && row.high ? { low: row.low, high: row.high } : undefined;
     },
 
     async page(filter: AuditFilter, after: AuditCursor | undefined, limit: number): Promise<AuditRow[]> {

@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { sql } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
+import { chainCut } from '../../src/services/audit.service.ts';
+import { createAuditQueryRepo } from '../../src/storage/audit-query.repo.ts';
+import { ensureMonthlyPartitions } from '../../src/storage/partitions.ts';
 import { governanceRecord } from '../helpers/audit-records.ts';
 import { clientWithKey, startTestApp, type TestApp } from '../helpers/harness.ts';
 
@@ -113,6 +116,28 @@ describe('audit answers are cut at a chain position (X-Audit-Chain-Seq, after_se
     assert.equal(rows.rows[0]?.n, head);
   });
 
+  it("a page's cursor holds its listing's cut; an export only checks the cursor it is given", async () => {
+    const head = Number((await get('?limit=1')).headers['x-audit-chain-seq']);
+    const first = await get(`?after_seq=${head - 3}&limit=1`);
+    const cursor = first.json().next_cursor as string;
+    assert.ok(cursor);
+    // The same positions: the next page. Other positions (or none): the cursor is not theirs.
+    const next = await get(`?after_seq=${head - 3}&limit=1&cursor=${cursor}`);
+    assert.equal(next.statusCode, 200, next.body);
+    for (const other of ['', `&after_seq=${head - 4}`, `&after_seq=${head - 3}&through_seq=${head - 1}`]) {
+      const res = await get(`?limit=1&cursor=${cursor}${other}`);
+      assert.equal(res.statusCode, 400, other);
+      assert.equal(res.json().error.details.field, 'cursor');
+    }
+    // An export is every match, whatever cut the cursor carried.
+    const exported = await get(`?format=json&cursor=${cursor}`);
+    assert.equal(exported.statusCode, 200);
+    assert.equal(
+      new Set((exported.json() as { evaluation_id: string }[]).map((r) => r.evaluation_id)).size,
+      head,
+    );
+  });
+
   it('through_seq answers the same rows whenever asked; a position past the head is refused', async () => {
     const upTo3 = (await get('?through_seq=3&limit=1000')).json();
     assert.equal(ids(upTo3).size, 3);
@@ -166,5 +191,97 @@ describe('audit answers are cut at a chain position (X-Audit-Chain-Seq, after_se
     );
     // The five seeded transactions of EUR 2,000 by an unverified customer each executed actions.
     assert.equal(acted.size, 5);
+  });
+});
+
+/** Rows a plan's scans read (returned or removed by a filter), over every node of an EXPLAIN ANALYZE. */
+function rowsRead(plan: Record<string, unknown>): number {
+  let n = 0;
+  const loops = Number(plan['Actual Loops'] ?? 1);
+  if (String(plan['Node Type']).includes('Scan'))
+    n +=
+      (Number(plan['Actual Rows'] ?? 0) + Number(plan['Rows Removed by Filter'] ?? 0)) * loops +
+      Number(plan['Rows Removed by Index Recheck'] ?? 0);
+  for (const child of (plan.Plans as Record<string, unknown>[] | undefined) ?? []) n += rowsRead(child);
+  return n;
+}
+
+describe('a cut by positions reads its range, not the client history (generic plans)', () => {
+  let t: TestApp;
+  const TOTAL = Number(process.env.CUT_TEST_ROWS ?? 200_000);
+  before(async () => {
+    t = await startTestApp();
+    await t.deps.clients.create('big', { actor: 'test' });
+    // A long history, generated in the store (a chain of random hashes: only its size matters
+    // here), one evaluation a minute up to now in monthly partitions, and the head after it.
+    await ensureMonthlyPartitions(t.deps.db, new Date(Date.now() - TOTAL * 60_000), {
+      monthsBack: 0,
+      monthsAhead: Math.ceil(TOTAL / 40_000) + 1,
+    });
+    const response = JSON.stringify({
+      results: [{ rule_id: 'MICA-GOV-001', result: 'pass', triggered: false, conditions_met: {} }],
+    });
+    await sql`
+      INSERT INTO evaluations (evaluation_id, client_id, trigger_type, trigger_entity_type, trigger_entity_id,
+          customer_id, evaluated_at, rule_set_version, high_risk_list_date, evaluator_id, rules_evaluated,
+          rules_triggered, transaction_blocked, alert_generated, case_created, highest_severity, rule_ids,
+          request, response, chain_seq, prev_hash, row_hash)
+        SELECT gen_random_uuid(), 'big', 'periodic', 'customer', NULL, 'c-' || (g % 100),
+               now() - (${TOTAL} - g) * interval '1 minute', '1.0', NULL, 'test', 1, 0, false, false, false,
+               NULL, ARRAY['MICA-GOV-001'], '{}'::json, ${response}::json, g,
+               decode(md5(g::text) || md5('p' || g), 'hex'), decode(md5('r' || g) || md5(g::text), 'hex')
+          FROM generate_series(1, ${TOTAL}) AS g`.execute(t.deps.db);
+    await sql`INSERT INTO audit_chain_heads (client_id, seq, head)
+              SELECT 'big', ${TOTAL}, row_hash FROM evaluations WHERE client_id = 'big' AND chain_seq = ${TOTAL}`.execute(
+      t.deps.db,
+    );
+    await sql`ANALYZE`.execute(t.deps.db);
+  });
+  after(() => t.close());
+
+  it('the span lookup, a page and an export page after the head - 10, or through position 10', async () => {
+    // Every statement the audit repository sends, compiled, to be explained with its parameters
+    // on a session planning generically, as the service's sessions do.
+    const sent: CompiledQuery[] = [];
+    const spy = t.deps.db.withPlugin({
+      transformQuery: ({ node, queryId }) => {
+        sent.push(t.deps.db.getExecutor().compileQuery(node, queryId));
+        return node;
+      },
+      transformResult: async ({ result }) => result,
+    });
+    const repo = createAuditQueryRepo(spy);
+    for (const q of [{ after_seq: TOTAL - 10 }, { through_seq: 10 }, { after_seq: 5, through_seq: 15 }]) {
+      sent.length = 0;
+      const filter = await chainCut(repo, { client_id: 'big', ...q });
+      const rows = await repo.page(filter, undefined, 100);
+      const page = await repo.exportPage(filter, undefined, 500);
+      assert.equal(new Set(rows.map((r) => r.evaluation_id)).size, 10, JSON.stringify(q));
+      assert.equal(page.length, 10, JSON.stringify(q));
+      for (const query of sent) {
+        // EXPLAIN of a statement with parameters plans it for their values; a prepared statement
+        // executed under force_generic_plan is planned without them, as the service's are.
+        const literal = (v: unknown) =>
+          typeof v === 'number'
+            ? String(v)
+            : `'${String(v instanceof Date ? v.toISOString() : v).replaceAll("'", "''")}'`;
+        const explained = await t.deps.db.connection().execute(async (conn) => {
+          await sql`SET plan_cache_mode = force_generic_plan`.execute(conn);
+          await sql.raw(`PREPARE cut_probe AS ${query.sql}`).execute(conn);
+          try {
+            const args = query.parameters.length > 0 ? `(${query.parameters.map(literal).join(', ')})` : '';
+            return await conn.executeQuery<{ 'QUERY PLAN': unknown }>(
+              CompiledQuery.raw(`EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE cut_probe${args}`),
+            );
+          } finally {
+            await sql`DEALLOCATE cut_probe`.execute(conn);
+          }
+        });
+        const raw = explained.rows[0]!['QUERY PLAN'];
+        const plan = (typeof raw === 'string' ? JSON.parse(raw) : raw) as { Plan: Record<string, unknown> }[];
+        const read = rowsRead(plan[0]!.Plan);
+        assert.ok(read < 200, `${JSON.stringify(q)}: ${read} rows read by ${query.sql.slice(0, 120)}`);
+      }
+    }
   });
 });

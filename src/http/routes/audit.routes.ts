@@ -178,7 +178,7 @@ export const auditRoutes =
         refuseInvalidQuery(req);
         const { clientId } = principalOf(req);
         const { format, ...q } = req.query;
-        const filter = await deps.audit.filter(clientId, q);
+        const filter = await deps.audit.filter(clientId, q, !format);
         reply.header(CHAIN_SEQ_HEADER, String(filter.through_seq));
         if (!format) return reply.send((await deps.audit.list(filter, q)) as never);
         return sendExport(reply, deps.audit.export(filter, format), format, `audit-${clientId}`);
@@ -210,7 +210,7 @@ export const auditRoutes =
         refuseInvalidQuery(req);
         const { clientId } = principalOf(req);
         const { format, ...q } = req.query;
-        const filter = await deps.actions.filter(clientId, q);
+        const filter = await deps.actions.filter(clientId, q, !format);
         reply.header(CHAIN_SEQ_HEADER, String(filter.through_seq));
         if (!format) return reply.send((await deps.actions.list(filter, q)) as never);
         return sendExport(reply, deps.actions.export(filter, format), format, `actions-${clientId}`);

@@ -83,9 +83,10 @@ const LIST_HIT: RiskPart = {
 };
 
 /**
- * Wallet screening (CONTRACT §7): cache → held sanctions lists → vendors behind their breakers →
- * names → the wallet_screen rules through the evaluation service (so it is audited like any
- * evaluation). Only the audit write and the vendor calls leave the process on the way.
+ * Wallet screening (CONTRACT §7): cache → held sanctions lists → vendors behind their breakers
+ * (not asked on a held-list hit) → names → the wallet_screen rules through the evaluation service
+ * (so it is audited like any evaluation). Only the audit write and the vendor calls leave the
+ * process on the way.
  */
 export function createScreeningService(deps: {
   lists: Pick<SanctionsListsService, 'current'>;
@@ -112,19 +113,16 @@ export function createScreeningService(deps: {
   const flights = createSingleFlight<string>();
 
   /**
-   * Vendor views of the address. A vendor call that fails fails the screening (503), a held-list
-   * hit too; only while a breaker refuses (OPEN, or HALF_OPEN with its test request out) is a
-   * held-list hit answered without calling any vendor (CONTRACT §7).
+   * Vendor views of an address that no held list names. A vendor call that fails, or a breaker
+   * that refuses, fails the screening (503 VENDOR, CONTRACT §7).
    */
-  async function vendorParts(req: ScreeningRequest, listHit: boolean) {
-    if (deps.vendors.names.length === 0) return { parts: [], complete: true };
+  async function vendorParts(req: ScreeningRequest): Promise<RiskPart[]> {
+    if (deps.vendors.names.length === 0) return [];
     try {
-      return { parts: await deps.vendors.screen(req.wallet_address, req.blockchain), complete: true };
+      return await deps.vendors.screen(req.wallet_address, req.blockchain);
     } catch (err) {
-      if (err instanceof BreakerOpenError) {
-        if (listHit) return { parts: [], complete: false };
+      if (err instanceof BreakerOpenError)
         throw unavailable(err.vendor, err.state, `circuit breaker ${err.state}`);
-      }
       if (err instanceof VendorFailedError) throw unavailable(err.vendor, err.state, err.message);
       throw err;
     }
@@ -182,8 +180,15 @@ export function createScreeningService(deps: {
   ): Promise<string> {
     const key = walletCacheKey(principal.clientId, req.wallet_address, req.blockchain);
     const addressHits = lists.addresses.lookup(req.blockchain, req.wallet_address);
-    const { parts, complete } = await vendorParts(req, addressHits.length > 0);
-    const risk = combineRisk([...(addressHits.length > 0 ? [LIST_HIT] : []), ...parts]);
+    // A held-list hit is final (score 100, sanctioned 1, critical, BLOCK) and no vendor can change
+    // that, so the vendors are not asked: the block is answered at once whatever state they are in
+    // (failing, hanging, breaker OPEN: CONTRACT §7 answers it without them then), and the same
+    // address gets the same answer from one call to the next, so it is cached like any other.
+    // What is given up: a vendor's darknet / mixer exposure and activity date for a designated
+    // address (see README, "Failures and breakers").
+    const listHit = addressHits.length > 0;
+    const parts = listHit ? [] : await vendorParts(req);
+    const risk = combineRisk([...(listHit ? [LIST_HIT] : []), ...parts]);
 
     const matches = addressHits.map(addressMatch);
     let nameScore: number | undefined;
@@ -233,7 +238,8 @@ export function createScreeningService(deps: {
           sanctions_matches: matches,
           sanctions_lists: lists.tag,
           vendors: deps.vendors.names,
-          ...(complete ? {} : { vendors_incomplete: true }),
+          // The record says the vendors in use were not asked, and why.
+          ...(listHit && deps.vendors.names.length > 0 ? { vendors_skipped: 'held_list_hit' } : {}),
           ...pick(req, [
             'transaction_amount_eur',
             'originator_name',
@@ -249,8 +255,7 @@ export function createScreeningService(deps: {
       risk_profile: profile,
       rule_evaluation: ruleEvaluation(evaluation.results, evaluation),
     });
-    // A profile missing a vendor's view (one was unavailable during a list hit) is not kept.
-    if (cachePrefix !== undefined && complete) await cacheSet(key, `${cachePrefix}${json}`);
+    if (cachePrefix !== undefined) await cacheSet(key, `${cachePrefix}${json}`);
     return json;
   }
 }

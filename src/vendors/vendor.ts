@@ -1,5 +1,6 @@
 import type { Dispatcher } from 'undici';
-import type { Chain, RiskPart, VendorName } from '../domain/screening/index.ts';
+import type { Chain, RiskPart, VendorName, VendorReading } from '../domain/screening/index.ts';
+import { VendorCallError } from './http.ts';
 
 /** One wallet-screening vendor: its protocol on one side, the common risk profile on the other. */
 export interface VendorClient {
@@ -21,4 +22,13 @@ export function asObject(value: unknown): Record<string, unknown> | undefined {
   return value !== null && typeof value === 'object' && !Array.isArray(value)
     ? (value as Record<string, unknown>)
     : undefined;
+}
+
+/**
+ * The risk a vendor's answer gives, or a failure (counted by its breaker) naming the field that
+ * could not be read: an answer nobody understood is never taken as clean.
+ */
+export function riskOf(vendor: VendorName, reading: VendorReading): RiskPart {
+  if (reading.ok) return reading.risk;
+  throw new VendorCallError(vendor, `unreadable answer: ${reading.problem}`, 'failure');
 }

@@ -137,25 +137,60 @@ describe('vendor circuit breakers over real HTTP (fake vendors on 127.0.0.1)', (
     assert.equal((await status()).vendor_c!.failures, 0);
   });
 
-  it('a held-list hit is not exempt while the breakers are CLOSED: a failed call fails it (CONTRACT §7)', async () => {
+  it('a held-list hit is answered BLOCK at once, the vendors not asked, whatever state they are in', async () => {
     const listed = '1B64QRxfaa35MVkf7sDjuGUYAP5izQt7Qi';
-    assert.equal((await status()).vendor_b!.state, 'CLOSED');
+    const invalidate = async () => {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/api/mica/cache/invalidate',
+        headers: { ...v.admin, 'content-type': 'application/json' },
+        payload: JSON.stringify({ cache: 'wallet_screening', wallet_address: listed }),
+      });
+      assert.equal(res.statusCode, 200, res.body);
+    };
+    // An earlier test's answer may be cached: this one must be screened.
+    await invalidate();
+    const breakers = await status();
+    assert.equal(breakers.vendor_b!.state, 'CLOSED');
+    assert.equal(breakers.vendor_c!.state, 'CLOSED');
+    // A failing vendor and a hanging one, their breakers CLOSED: a call would be a 503 after the timeout.
     b.mode = 'error500';
+    c.mode = 'hang';
+    const started = Date.now();
     const res = await screenGet(t, auth, listed, 'bitcoin');
-    assert.equal(res.statusCode, 503, res.body);
-    assert.deepEqual((res.json() as FlatBody).details, {
-      vendor: 'vendor_b',
-      breaker_state: 'CLOSED',
-      retry_after: RECOVERY_MS / 1000,
-    });
-    // Nothing was cached: with the vendor back, the vendors are asked again, and the hit blocks.
+    const waited = Date.now() - started;
+    assert.equal(res.statusCode, 200, res.body);
+    const s = res.json() as Screening;
+    assert.equal(s.rule_evaluation.actions[0], 'BLOCK');
+    assert.equal(s.rule_evaluation.should_block, true);
+    assert.equal(s.risk_profile.risk_category, 'critical');
+    assert.equal(s.risk_profile.risk_score, 100);
+    assert.equal(s.risk_profile.sanctioned_exposure, 1);
+    assert.equal(s.risk_profile.sanctions_matches[0]?.entry_id, '33151');
+    assert.ok(waited < 1000, `answered without waiting for the hanging vendor (${waited} ms)`);
+    assert.equal(calls(), 0, 'no vendor asked');
+    assert.deepEqual(await status(), breakers, 'no breaker moved');
+    // The record says the vendors were skipped for the hit.
+    const [row] = await t.deps.db
+      .selectFrom('evaluations')
+      .select('request')
+      .where('trigger_type', '=', 'wallet_screen')
+      .where('trigger_entity_id', '=', listed)
+      .orderBy('evaluated_at', 'desc')
+      .limit(1)
+      .execute();
+    const request = typeof row?.request === 'string' ? JSON.parse(row.request) : row?.request;
+    assert.equal(request?.data?.vendors_skipped, 'held_list_hit', JSON.stringify(row));
+
+    // The same answer as with every vendor up (so it may be cached, and is).
     b.mode = 'ok';
-    const before = b.calls.length;
-    const again = await screenGet(t, auth, listed, 'bitcoin');
-    assert.equal(again.statusCode, 200, again.body);
-    assert.equal((again.json() as Screening).rule_evaluation.actions[0], 'BLOCK');
-    assert.equal(b.calls.length, before + 1);
-    assert.equal((await status()).vendor_b!.failures, 0);
+    c.mode = 'ok';
+    const cached = await screenGet(t, auth, listed, 'bitcoin');
+    assert.equal(cached.body, res.body);
+    await invalidate();
+    const fresh = await screenGet(t, auth, listed, 'bitcoin');
+    assert.equal(fresh.body, res.body);
+    assert.equal(calls(), 0);
   });
 });
 

@@ -139,6 +139,115 @@ describe('wallet screening through the three vendors: mapping and cache', () => 
     assert.ok(triggered.includes('MICA-WAL-001') && triggered.includes('MICA-WAL-002'), triggered.join());
   });
 
+  it('an answer lacking a field the mapping needs is a failed call naming the field, never "clean"', async () => {
+    // The review's answers, each read as ALLOW before: a 503 VENDOR now, counted by the breaker.
+    const cases: Array<[FakeVendor, string, (address: string) => unknown, string]> = [
+      [
+        a,
+        'vendor_a',
+        () => ({
+          identifications: [{ name: 'Lazarus Group', description: 'OFAC SDN designated', url: 'https://x' }],
+        }),
+        'identifications[0].category',
+      ],
+      [
+        b,
+        'vendor_b',
+        (address) => [
+          {
+            address,
+            chain: 'ethereum',
+            addressRiskIndicators: [
+              {
+                category: 'Sanctions',
+                categoryRiskScoreLevelLabel: 'Severe',
+                riskType: 'COUNTERPARTY',
+                totalVolumeUsd: '10',
+              },
+            ],
+            entities: [],
+          },
+        ],
+        'addressRiskIndicators[0].categoryRiskScoreLevel',
+      ],
+      [
+        b,
+        'vendor_b',
+        (address) => [
+          {
+            address,
+            chain: 'ethereum',
+            addressRiskIndicators: [
+              {
+                category: 'Sanctions',
+                categoryRiskScoreLevel: 15,
+                riskType: 'COUNTERPARTY',
+                totalVolumeUsd: 'n/a',
+              },
+            ],
+            entities: [],
+          },
+        ],
+        'addressRiskIndicators[0].totalVolumeUsd',
+      ],
+      [
+        c,
+        'vendor_c',
+        () => ({
+          risk_score: null,
+          evaluation_detail: { source: [{ matched_elements: [{ category: 'Sanctions' }] }] },
+        }),
+        'evaluation_detail.source[0].matched_elements[0].contribution_percentage',
+      ],
+      [c, 'vendor_c', () => ({ risk_score: -3, evaluation_detail: { source: [] } }), 'risk_score'],
+    ];
+    for (const [vendor, name, answer, field] of cases) {
+      const address = freshEvm();
+      vendor.answers.set(address, answer(address));
+      const failuresBefore = (await status())[name]!.failures;
+      const body = await vendorError(address, name, 'CLOSED');
+      // The message (also logged with the 503) says which field could not be read.
+      assert.ok(body.error.includes(`${field}: expected `), body.error);
+      assert.equal((await status())[name]!.failures, failuresBefore + 1, `${name} counts the failure`);
+      vendor.answers.delete(address);
+      // Nothing was cached: the vendor's readable answer is asked for and taken.
+      assert.deepEqual((await ok(address)).rule_evaluation.actions, ['ALLOW']);
+    }
+  });
+
+  it('a vendor_b entity (who controls the address) counts: a sanctioned one blocks, its level scores', async () => {
+    const address = freshEvm();
+    b.answers.set(address, [
+      {
+        address,
+        chain: 'ethereum',
+        addressRiskIndicators: [],
+        entities: [
+          { entity: 'Garantex', category: 'sanctions', riskScoreLevel: 15, riskScoreLevelLabel: 'Severe' },
+        ],
+      },
+    ]);
+    const s = await ok(address);
+    assert.equal(s.risk_profile.risk_score, 100);
+    assert.equal(s.risk_profile.sanctioned_exposure, 1);
+    assert.equal(s.risk_profile.risk_category, 'critical');
+    assert.equal(s.rule_evaluation.actions[0], 'BLOCK');
+
+    const mixer = freshEvm();
+    b.answers.set(mixer, [
+      {
+        address: mixer,
+        chain: 'ethereum',
+        addressRiskIndicators: [],
+        entities: [{ entity: 'Some Mixer', category: 'Mixing Service', riskScoreLevel: 10 }],
+      },
+    ]);
+    const m = await ok(mixer);
+    assert.equal(m.risk_profile.risk_score, 75);
+    assert.equal(m.risk_profile.mixer_exposure, 1);
+    assert.equal(m.risk_profile.sanctioned_exposure, 0);
+  });
+
   it('a vendor_a 404 means "no data", not a failure', async () => {
     a.mode = 'notfound';
     const s = await ok(freshEvm());

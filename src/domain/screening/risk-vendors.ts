@@ -1,34 +1,90 @@
-import { clamp, emptyRisk, exposureCategory, type RiskPart, toIsoUtc } from './risk-model.ts';
+import { emptyRisk, exposureCategory, type RiskPart, toIsoUtc } from './risk-model.ts';
 
-// Vendor response shapes accepted (CONTRACT §7 names the key fields; the rest follows each
-// vendor family's published API). Every mapper takes the parsed JSON as `unknown`, tolerates
-// missing or mistyped fields, and never throws. All accept an activity time at the top level as
-// `last_activity_at`, `lastActivityAt`, `last_activity` or `lastActivity` (ISO text or Unix time).
+// Vendor response shapes (CONTRACT §7 and the protocols of issue 3; the rest follows each vendor
+// family's published API). Every mapper takes the parsed JSON as `unknown` and never throws: it
+// either reads the answer or names the first field it cannot read. A field the mapping needs that
+// is missing, of the wrong type or out of range makes the answer unreadable — the caller counts the
+// call as failed — because reading it as 0 or "no category" would pass a wallet as clean on an
+// answer nobody understood. Fields the mapping does not need (names, descriptions, URLs, labels)
+// are not checked. All accept an optional activity time at the top level as `last_activity_at`,
+// `lastActivityAt`, `last_activity` or `lastActivity` (ISO text or Unix time; unreadable = none).
 //
-// vendor_a (address identifications, sanctions-screening style); HTTP 404 = no data → null:
+// vendor_a (address identifications, sanctions-screening style); HTTP 404 = no data (the client):
 //   { "identifications": [ { "category": "sanctions", "name": "…", "description": "…", "url": "…" } ] }
+//   needs: identifications an array; each an object with a non-empty string category.
 //
-// vendor_b (risk indicators); the body may be that object or a one-element array of it:
+// vendor_b (risk indicators and controlling entities); the client picks the address's element:
 //   { "addressRiskIndicators": [ { "category": "Sanctions", "categoryRiskScoreLevel": 15,
-//       "riskType": "OWNERSHIP" | "COUNTERPARTY", "totalVolumeUsd": "1234.5" } ] }
-//   (volumes may be numbers or numeric strings)
+//       "categoryRiskScoreLevelLabel": "Severe", "riskType": "OWNERSHIP" | "COUNTERPARTY",
+//       "totalVolumeUsd": "1234.5" } ],
+//     "entities": [ { "entity": "Garantex", "category": "sanctions", "riskScoreLevel": 15,
+//       "riskScoreLevelLabel": "Severe" } ] }
+//   needs: both arrays; an indicator's category (non-empty string), categoryRiskScoreLevel (a
+//   number among 0, 1, 5, 10, 15), totalVolumeUsd (a finite number ≥ 0, or a decimal numeral
+//   string, as this vendor family sends volumes) and riskType (OWNERSHIP or COUNTERPARTY); an
+//   entity's category and riskScoreLevel likewise.
 //
 // vendor_c (wallet risk with contributions):
 //   { "risk_score": 0–10 | null,
-//     "evaluation_detail": { "source": [ { "matched_elements": [ { "category": "Sanctions",
-//         "contribution_percentage": 12.5 } ] } ], "destination": [ … same … ] },
+//     "evaluation_detail": { "source": [ { "rule_name": "…", "risk_score": 6.2, "matched_elements":
+//         [ { "category": "Sanctions", "contribution_percentage": 12.5 } ] } ], "destination": [ … ] },
 //     "cluster_entities": [ { "name": "…", "category": "…", "is_primary_entity": true } ] }
+//   needs: risk_score present (null or a number 0–10); evaluation_detail with a source array
+//   (destination optional, an array when present); each rule's matched_elements array, each
+//   element's category (non-empty string) and contribution_percentage (a number 0–100). The
+//   rules' own risk_score is not used, so not checked. cluster_entities is optional; when present,
+//   each entity's is_primary_entity (boolean) is needed, and the primary one's category.
 
 export type VendorName = 'vendor_a' | 'vendor_b' | 'vendor_c';
 
+/** A vendor answer read: its risk, or the first field that could not be read. */
+export type VendorReading = { ok: true; risk: RiskPart } | { ok: false; problem: string };
+
 type Json = Record<string, unknown>;
 
-function obj(value: unknown): Json {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Json) : {};
+/** An unreadable field; `message` is `<path>: <what was expected>`. Caught by `reading`. */
+class Unreadable extends Error {}
+
+function unreadable(path: string, expected: string, value: unknown): never {
+  const got = value === undefined ? 'missing' : `got ${JSON.stringify(value)?.slice(0, 60)}`;
+  throw new Unreadable(`${path}: expected ${expected}, ${got}`);
 }
 
-function arr(value: unknown): unknown[] {
-  return Array.isArray(value) ? value : [];
+function object(value: unknown, path: string): Json {
+  if (value !== null && typeof value === 'object' && !Array.isArray(value)) return value as Json;
+  return unreadable(path, 'an object', value);
+}
+
+function array(value: unknown, path: string): unknown[] {
+  return Array.isArray(value) ? value : unreadable(path, 'an array', value);
+}
+
+/** A category: what the exposure mapping reads, so an empty one is as unreadable as none. */
+function category(value: unknown, path: string): string {
+  return typeof value === 'string' && value.trim() !== ''
+    ? value
+    : unreadable(path, 'a non-empty string', value);
+}
+
+function numberIn(value: unknown, lo: number, hi: number, path: string): number {
+  if (typeof value === 'number' && Number.isFinite(value) && value >= lo && value <= hi) return value;
+  return unreadable(path, `a number from ${lo} to ${hi}`, value);
+}
+
+/** A USD volume: a finite number ≥ 0, or its decimal numeral as text. */
+function volume(value: unknown, path: string): number {
+  if (typeof value === 'number' && Number.isFinite(value) && value >= 0) return value;
+  if (typeof value === 'string' && /^\d+(\.\d+)?$/.test(value.trim())) {
+    const n = Number(value);
+    if (Number.isFinite(n)) return n;
+  }
+  return unreadable(path, 'a finite number ≥ 0 (or its decimal numeral)', value);
+}
+
+function oneOf<T>(value: unknown, allowed: readonly T[], path: string): T {
+  return allowed.includes(value as T)
+    ? (value as T)
+    : unreadable(path, `one of ${allowed.map((a) => JSON.stringify(a)).join(', ')}`, value);
 }
 
 function activity(body: Json): string | null {
@@ -39,13 +95,15 @@ function activity(body: Json): string | null {
   return null;
 }
 
-/** Runs a mapper on untrusted input; malformed input counts as "no data", never an exception. */
-function safely(map: (body: unknown) => RiskPart): (body: unknown) => RiskPart {
+/** Runs a mapper on untrusted input: an unreadable field becomes a reading naming it, never a throw. */
+function reading(map: (body: unknown) => RiskPart): (body: unknown) => VendorReading {
   return (body) => {
     try {
-      return map(body);
-    } catch {
-      return emptyRisk();
+      return { ok: true, risk: map(body) };
+    } catch (err) {
+      if (err instanceof Unreadable) return { ok: false, problem: err.message };
+      // Anything else is a bug in the mapper; still not a clean answer.
+      return { ok: false, problem: `answer could not be read (${(err as Error).message})` };
     }
   };
 }
@@ -56,105 +114,141 @@ function safely(map: (body: unknown) => RiskPart): (body: unknown) => RiskPart {
  */
 const IDENTIFIED_HIGH_RISK_SCORE = 75;
 
+/** The address itself belongs to a party of this kind: full exposure (and a hit for sanctions). */
+function owned(out: RiskPart, kind: ReturnType<typeof exposureCategory>): void {
+  if (kind === 'sanctions') {
+    out.sanctioned = 1;
+    out.sanctions_hit = true;
+  } else if (kind !== null) {
+    out[kind] = 1;
+  }
+}
+
 /** vendor_a: a sanctions identification → score 100 and sanctioned 1; darknet/mixer → exposure 1. */
-export const mapVendorA = safely((input) => {
-  const body = obj(input);
+export const mapVendorA = reading((input) => {
+  const body = object(input, 'answer');
   const out = emptyRisk();
   out.last_activity_at = activity(body);
-  for (const item of arr(body.identifications)) {
-    const kind = exposureCategory(obj(item).category);
-    if (kind === 'sanctions') {
-      out.score = 100;
-      out.sanctioned = 1;
-      out.sanctions_hit = true;
-    } else if (kind === 'darknet' || kind === 'mixer') {
-      out[kind] = 1;
-      out.score = Math.max(out.score, IDENTIFIED_HIGH_RISK_SCORE);
-    }
-  }
+  array(body.identifications, 'identifications').forEach((item, i) => {
+    const path = `identifications[${i}]`;
+    const kind = exposureCategory(category(object(item, path).category, `${path}.category`));
+    if (kind === 'sanctions') out.score = 100;
+    else if (kind !== null) out.score = Math.max(out.score, IDENTIFIED_HIGH_RISK_SCORE);
+    owned(out, kind);
+  });
   return out;
 });
 
-/** categoryRiskScoreLevel → score; a level between the published ones takes the one below it. */
-const LEVEL_SCORES: ReadonlyArray<[number, number]> = [
+/** The published risk levels and their scores (CONTRACT §7); any other value is unreadable. */
+const LEVEL_SCORES: ReadonlyMap<number, number> = new Map([
   [15, 100],
   [10, 75],
   [5, 50],
   [1, 10],
   [0, 0],
-];
+]);
+const LEVELS = [...LEVEL_SCORES.keys()];
 
-function levelScore(level: unknown): number {
-  const l = clamp(level, 0, Number.MAX_SAFE_INTEGER);
-  for (const [min, score] of LEVEL_SCORES) {
-    if (l >= min) return score;
-  }
-  return 0;
+function levelScore(value: unknown, path: string): number {
+  return LEVEL_SCORES.get(oneOf(value, LEVELS, path))!;
 }
 
-/** vendor_b: score = highest level; exposure = category volume / all volume; OWNERSHIP → exposure 1. */
-export const mapVendorB = safely((input) => {
-  // Screening APIs of this family answer with an array, one element per address submitted.
-  const body = obj(Array.isArray(input) ? input[0] : input);
+/**
+ * vendor_b (one address's element): score = highest level of indicators and entities; exposure =
+ * category volume / all volume; an OWNERSHIP indicator, or an entity (who controls the address),
+ * of a sanctions / darknet / mixer category → that exposure 1 (a sanctions hit for sanctions).
+ */
+export const mapVendorB = reading((input) => {
+  const body = object(input, 'answer');
   const out = emptyRisk();
   out.last_activity_at = activity(body);
-  const indicators = arr(body.addressRiskIndicators).map(obj);
-  const total = indicators.reduce((sum, i) => sum + clamp(i.totalVolumeUsd, 0, Number.MAX_VALUE), 0);
-  const volume = { sanctions: 0, darknet: 0, mixer: 0 };
+  const indicators = array(body.addressRiskIndicators, 'addressRiskIndicators').map((item, i) => {
+    const path = `addressRiskIndicators[${i}]`;
+    const ind = object(item, path);
+    return {
+      score: levelScore(ind.categoryRiskScoreLevel, `${path}.categoryRiskScoreLevel`),
+      kind: exposureCategory(category(ind.category, `${path}.category`)),
+      volume: volume(ind.totalVolumeUsd, `${path}.totalVolumeUsd`),
+      riskType: oneOf(ind.riskType, ['OWNERSHIP', 'COUNTERPARTY'] as const, `${path}.riskType`),
+    };
+  });
+  const entities = array(body.entities, 'entities').map((item, i) => {
+    const path = `entities[${i}]`;
+    const entity = object(item, path);
+    return {
+      score: levelScore(entity.riskScoreLevel, `${path}.riskScoreLevel`),
+      kind: exposureCategory(category(entity.category, `${path}.category`)),
+    };
+  });
+
+  const total = indicators.reduce((sum, ind) => sum + ind.volume, 0);
+  const volumes = { sanctions: 0, darknet: 0, mixer: 0 };
   for (const ind of indicators) {
-    out.score = Math.max(out.score, levelScore(ind.categoryRiskScoreLevel));
-    const kind = exposureCategory(ind.category);
-    if (kind === null) continue;
-    volume[kind] += clamp(ind.totalVolumeUsd, 0, Number.MAX_VALUE);
+    out.score = Math.max(out.score, ind.score);
+    if (ind.kind === null) continue;
+    volumes[ind.kind] += ind.volume;
     // OWNERSHIP: the address belongs to such an entity, which is full exposure whatever the volume.
-    if (String(ind.riskType ?? '').toUpperCase() === 'OWNERSHIP') {
-      if (kind === 'sanctions') {
-        out.sanctioned = 1;
-        out.sanctions_hit = true;
-      } else {
-        out[kind] = 1;
-      }
-    }
+    if (ind.riskType === 'OWNERSHIP') owned(out, ind.kind);
+  }
+  // An entity is who controls the address: read as an OWNERSHIP indicator of its category.
+  for (const entity of entities) {
+    out.score = Math.max(out.score, entity.score);
+    owned(out, entity.kind);
   }
   if (total > 0) {
-    out.sanctioned = Math.max(out.sanctioned, clamp(volume.sanctions / total, 0, 1));
-    out.darknet = Math.max(out.darknet, clamp(volume.darknet / total, 0, 1));
-    out.mixer = Math.max(out.mixer, clamp(volume.mixer / total, 0, 1));
+    out.sanctioned = Math.max(out.sanctioned, Math.min(1, volumes.sanctions / total));
+    out.darknet = Math.max(out.darknet, Math.min(1, volumes.darknet / total));
+    out.mixer = Math.max(out.mixer, Math.min(1, volumes.mixer / total));
   }
   return out;
 });
 
-/** vendor_c: score = risk_score × 10 (null → 0); exposure = contribution_percentage / 100. */
-export const mapVendorC = safely((input) => {
-  const body = obj(input);
+/**
+ * vendor_c: score = risk_score × 10 (null → 0); exposure = contribution_percentage / 100 (the
+ * largest per category); the primary cluster entity (the address's owner) of a sanctions /
+ * darknet / mixer category → that exposure 1 (a sanctions hit for sanctions), as vendor_b's entities.
+ */
+export const mapVendorC = reading((input) => {
+  const body = object(input, 'answer');
   const out = emptyRisk();
   out.last_activity_at = activity(body);
-  out.score = body.risk_score === null ? 0 : clamp(clamp(body.risk_score, 0, 10) * 10, 0, 100);
-  const detail = obj(body.evaluation_detail);
-  for (const direction of [detail.source, detail.destination]) {
-    for (const rule of arr(direction)) {
-      for (const element of arr(obj(rule).matched_elements).map(obj)) {
-        const kind = exposureCategory(element.category);
-        if (kind === null) continue;
+  // null is the vendor's "no score"; absent is not an answer.
+  out.score = body.risk_score === null ? 0 : numberIn(body.risk_score, 0, 10, 'risk_score') * 10;
+  const detail = object(body.evaluation_detail, 'evaluation_detail');
+  const directions: Array<[string, unknown]> = [['source', detail.source]];
+  if (detail.destination !== undefined) directions.push(['destination', detail.destination]);
+  for (const [name, rules] of directions) {
+    array(rules, `evaluation_detail.${name}`).forEach((rule, r) => {
+      const rulePath = `evaluation_detail.${name}[${r}]`;
+      const elements = array(object(rule, rulePath).matched_elements, `${rulePath}.matched_elements`);
+      elements.forEach((item, e) => {
+        const path = `${rulePath}.matched_elements[${e}]`;
+        const element = object(item, path);
+        const kind = exposureCategory(category(element.category, `${path}.category`));
+        const share =
+          numberIn(element.contribution_percentage, 0, 100, `${path}.contribution_percentage`) / 100;
+        if (kind === null) return;
         // Several rules can cite the same category: take the largest share, never a sum of repeats.
-        const share = clamp(clamp(element.contribution_percentage, 0, 100) / 100, 0, 1);
         const key = kind === 'sanctions' ? 'sanctioned' : kind;
         out[key] = Math.max(out[key], share);
-      }
-    }
+      });
+    });
   }
-  for (const entity of arr(body.cluster_entities).map(obj)) {
-    // The address's own cluster being a sanctioned entity is a hit, not just exposure.
-    if (entity.is_primary_entity === true && exposureCategory(entity.category) === 'sanctions') {
-      out.sanctioned = 1;
-      out.sanctions_hit = true;
-    }
+  if (body.cluster_entities !== undefined) {
+    array(body.cluster_entities, 'cluster_entities').forEach((item, i) => {
+      const path = `cluster_entities[${i}]`;
+      const entity = object(item, path);
+      const primary = entity.is_primary_entity;
+      if (typeof primary !== 'boolean') unreadable(`${path}.is_primary_entity`, 'a boolean', primary);
+      // Only the primary entity (the address's owner) is mapped, so only its category is needed.
+      if (primary) owned(out, exposureCategory(category(entity.category, `${path}.category`)));
+    });
   }
   return out;
 });
 
 /** The mapper for each configured vendor key. */
-export const VENDOR_MAPPERS: Readonly<Record<VendorName, (body: unknown) => RiskPart>> = Object.freeze({
+export const VENDOR_MAPPERS: Readonly<Record<VendorName, (body: unknown) => VendorReading>> = Object.freeze({
   vendor_a: mapVendorA,
   vendor_b: mapVendorB,
   vendor_c: mapVendorC,

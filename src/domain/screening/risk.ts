@@ -17,7 +17,14 @@ export {
   type ScreeningAction,
   toIsoUtc,
 } from './risk-model.ts';
-export { mapVendorA, mapVendorB, mapVendorC, VENDOR_MAPPERS, type VendorName } from './risk-vendors.ts';
+export {
+  mapVendorA,
+  mapVendorB,
+  mapVendorC,
+  VENDOR_MAPPERS,
+  type VendorName,
+  type VendorReading,
+} from './risk-vendors.ts';
 
 function laterOf(a: string | null, b: string | null): string | null {
   if (a === null) return b;

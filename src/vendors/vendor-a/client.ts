@@ -1,6 +1,6 @@
 import { emptyRisk, mapVendorA } from '../../domain/screening/index.ts';
-import { callVendor, VendorCallError, vendorUrl } from '../http.ts';
-import { asObject, type VendorClient, type VendorSettings } from '../vendor.ts';
+import { callVendor, vendorUrl } from '../http.ts';
+import { riskOf, type VendorClient, type VendorSettings } from '../vendor.ts';
 
 /**
  * vendor_a, single-address sanctions lookup: `GET {url}/api/v1/address/{address}` with
@@ -20,10 +20,8 @@ export function createVendorAClient(s: VendorSettings): VendorClient {
         notFoundIsNoData: true,
       });
       if (body === null) return emptyRisk();
-      // A 200 without the list is not "clean": treating it so would let a broken answer pass a wallet.
-      if (!Array.isArray(asObject(body)?.identifications))
-        throw new VendorCallError('vendor_a', 'answer has no identifications list', 'failure');
-      return mapVendorA(body);
+      // A 200 without a readable list is not "clean": it fails, naming the field (risk-vendors.ts).
+      return riskOf('vendor_a', mapVendorA(body));
     },
   };
 }

@@ -1,6 +1,6 @@
 import { mapVendorB } from '../../domain/screening/index.ts';
 import { callVendor, VendorCallError, vendorUrl } from '../http.ts';
-import { asObject, type VendorClient, type VendorSettings } from '../vendor.ts';
+import { asObject, riskOf, type VendorClient, type VendorSettings } from '../vendor.ts';
 
 /**
  * vendor_b, batch address screening: `POST {url}/public/v2/screening/addresses` with HTTP Basic
@@ -26,9 +26,8 @@ export function createVendorBClient(s: VendorSettings): VendorClient {
         items.find(
           (i) => typeof i?.address === 'string' && i.address.toLowerCase() === address.toLowerCase(),
         ) ?? (items.length === 1 ? items[0] : undefined);
-      if (!mine || !Array.isArray(mine.addressRiskIndicators))
-        throw new VendorCallError('vendor_b', 'answer has no risk indicators for the address', 'failure');
-      return mapVendorB(mine);
+      if (!mine) throw new VendorCallError('vendor_b', 'answer has no element for the address', 'failure');
+      return riskOf('vendor_b', mapVendorB(mine));
     },
   };
 }

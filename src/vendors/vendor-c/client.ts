@@ -1,6 +1,6 @@
 import { mapVendorC } from '../../domain/screening/index.ts';
-import { callVendor, VendorCallError, vendorUrl } from '../http.ts';
-import { asObject, type VendorClient, type VendorSettings } from '../vendor.ts';
+import { callVendor, vendorUrl } from '../http.ts';
+import { riskOf, type VendorClient, type VendorSettings } from '../vendor.ts';
 
 /**
  * vendor_c, wallet risk scoring: `POST {url}/v2/wallet/synchronous` with a bearer key and a
@@ -23,11 +23,8 @@ export function createVendorCClient(s: VendorSettings): VendorClient {
         },
         timeoutMs: s.timeoutMs,
       });
-      const score = asObject(body)?.risk_score;
-      // risk_score must be there (null is the vendor's "no score"); without it the answer is not one.
-      if (score !== null && typeof score !== 'number')
-        throw new VendorCallError('vendor_c', 'answer has no risk_score', 'failure');
-      return mapVendorC(body);
+      // risk_score must be there (null is the vendor's "no score"), like each field the mapping reads.
+      return riskOf('vendor_c', mapVendorC(body));
     },
   };
 }

@@ -13,6 +13,7 @@ import {
   screeningActions,
   toIsoUtc,
   VENDOR_MAPPERS,
+  type VendorReading,
 } from '../../../src/domain/screening/risk.ts';
 import { fixtureJson } from './fixtures.ts';
 
@@ -33,29 +34,102 @@ describe('categories', () => {
   });
 });
 
+/** The risk of a readable answer (fails the test, with the problem, otherwise). */
+function risk(r: VendorReading): RiskPart {
+  assert.ok(r.ok, r.ok ? '' : r.problem);
+  return r.risk;
+}
+
+/** An unreadable answer, naming `field` as the first one that could not be read. */
+function unreadable(r: VendorReading, field: string): void {
+  assert.equal(r.ok, false, `read as ${JSON.stringify(r.ok && r.risk)}, expected ${field} refused`);
+  assert.ok(!r.ok && r.problem.startsWith(`${field}: expected `), `${!r.ok && r.problem} (wanted ${field})`);
+}
+
+const indicator = (p: Record<string, unknown> = {}) => ({
+  category: 'Exchange',
+  categoryRiskScoreLevel: 1,
+  categoryRiskScoreLevelLabel: 'Low',
+  riskType: 'COUNTERPARTY',
+  totalVolumeUsd: '100',
+  ...p,
+});
+const entity = (p: Record<string, unknown> = {}) => ({
+  entity: 'Garantex',
+  category: 'sanctions',
+  riskScoreLevel: 15,
+  riskScoreLevelLabel: 'Severe',
+  ...p,
+});
+const bElement = (p: Record<string, unknown> = {}) => ({
+  address: 'x',
+  chain: 'ethereum',
+  addressRiskIndicators: [],
+  entities: [],
+  ...p,
+});
+const element = (p: Record<string, unknown> = {}) => ({
+  category: 'Mixer',
+  contribution_percentage: 10,
+  ...p,
+});
+const cBody = (elements: unknown[], p: Record<string, unknown> = {}) => ({
+  risk_score: 3,
+  evaluation_detail: { source: [{ rule_name: 'r', risk_score: 3, matched_elements: elements }] },
+  ...p,
+});
+const without = (o: Record<string, unknown>, key: string) => {
+  const { [key]: _, ...rest } = o;
+  return rest;
+};
+
 describe('vendor_a', () => {
   test('a sanctions identification scores 100 with full sanctions exposure', () => {
     assert.deepEqual(
-      mapVendorA(fixtureJson('vendors/vendor_a_sanctioned.json')),
+      risk(mapVendorA(fixtureJson('vendors/vendor_a_sanctioned.json'))),
+      part({ score: 100, sanctioned: 1, sanctions_hit: true }),
+    );
+    // name, description and url are optional.
+    assert.deepEqual(
+      risk(mapVendorA({ identifications: [{ category: 'Sanctions' }] })),
       part({ score: 100, sanctioned: 1, sanctions_hit: true }),
     );
   });
-  test('no identifications, a 404 (null) or junk is no data', () => {
-    assert.deepEqual(mapVendorA(fixtureJson('vendors/vendor_a_clean.json')), emptyRisk());
-    assert.deepEqual(mapVendorA(null), emptyRisk());
-    assert.deepEqual(mapVendorA({ identifications: 'x' }), emptyRisk());
+  test('no identifications is clean', () => {
+    assert.deepEqual(risk(mapVendorA(fixtureJson('vendors/vendor_a_clean.json'))), emptyRisk());
   });
   test('a darknet or mixer identification is full exposure and a high score', () => {
     const r = mapVendorA({ identifications: [{ category: 'mixing' }, { category: 'Darknet market' }] });
-    assert.deepEqual(r, part({ score: 75, darknet: 1, mixer: 1 }));
+    assert.deepEqual(risk(r), part({ score: 75, darknet: 1, mixer: 1 }));
+  });
+  test('an identification without a readable category is not clean: the answer is unreadable', () => {
+    // The review's case: a designated party, its category missing.
+    unreadable(
+      mapVendorA({
+        identifications: [{ name: 'Lazarus Group', description: 'OFAC SDN designated', url: 'https://x' }],
+      }),
+      'identifications[0].category',
+    );
+    for (const category of [null, 5, '', '  ', ['sanctions'], { name: 'sanctions' }])
+      unreadable(
+        mapVendorA({ identifications: [{ category: 'Exchange' }, { category }] }),
+        'identifications[1].category',
+      );
+    unreadable(mapVendorA({ identifications: [null] }), 'identifications[0]');
+  });
+  test('an answer without the identifications list is unreadable', () => {
+    unreadable(mapVendorA({}), 'identifications');
+    unreadable(mapVendorA({ identifications: 'x' }), 'identifications');
+    unreadable(mapVendorA(null), 'answer');
+    unreadable(mapVendorA([]), 'answer');
   });
 });
 
 describe('vendor_b', () => {
   test('scores the highest level and divides volume by category', () => {
-    const r = mapVendorB(fixtureJson('vendors/vendor_b_exposure.json'));
+    const [first] = fixtureJson<unknown[]>('vendors/vendor_b_exposure.json');
     assert.deepEqual(
-      r,
+      risk(mapVendorB(first)),
       part({
         score: 100,
         sanctioned: 0.2,
@@ -65,38 +139,131 @@ describe('vendor_b', () => {
       }),
     );
   });
-  test('maps each published level', () => {
+  test('maps each published level; any other level is unreadable', () => {
     for (const [level, score] of [
       [15, 100],
       [10, 75],
       [5, 50],
       [1, 10],
       [0, 0],
-      [7, 50],
-      [20, 100],
-      ['10', 75],
     ] as const) {
-      assert.equal(
-        mapVendorB({ addressRiskIndicators: [{ categoryRiskScoreLevel: level }] }).score,
-        score,
-        String(level),
+      const r = mapVendorB(
+        bElement({ addressRiskIndicators: [indicator({ categoryRiskScoreLevel: level })] }),
       );
+      assert.equal(risk(r).score, score, String(level));
     }
+    for (const level of [7, 20, -1, 10.5, '10', null, true])
+      unreadable(
+        mapVendorB(bElement({ addressRiskIndicators: [indicator({ categoryRiskScoreLevel: level })] })),
+        'addressRiskIndicators[0].categoryRiskScoreLevel',
+      );
   });
-  test('an OWNERSHIP sanctions indicator is a hit with exposure 1, even without volume', () => {
-    const r = mapVendorB({
-      addressRiskIndicators: [{ category: 'Sanctions', categoryRiskScoreLevel: 15, riskType: 'OWNERSHIP' }],
-    });
-    assert.deepEqual(r, part({ score: 100, sanctioned: 1, sanctions_hit: true }));
-  });
-  test('tolerates missing fields and odd bodies', () => {
-    assert.deepEqual(mapVendorB({}), emptyRisk());
-    assert.deepEqual(mapVendorB([]), emptyRisk());
-    assert.deepEqual(mapVendorB('oops'), emptyRisk());
-    assert.deepEqual(
-      mapVendorB({ addressRiskIndicators: [null, 3, { category: 'Mixer', totalVolumeUsd: 'n/a' }] }),
-      emptyRisk(),
+  test('an OWNERSHIP sanctions indicator is a hit with exposure 1, whatever the volume', () => {
+    const r = mapVendorB(
+      bElement({
+        addressRiskIndicators: [
+          indicator({
+            category: 'Sanctions',
+            categoryRiskScoreLevel: 15,
+            riskType: 'OWNERSHIP',
+            totalVolumeUsd: 0,
+          }),
+        ],
+      }),
     );
+    assert.deepEqual(risk(r), part({ score: 100, sanctioned: 1, sanctions_hit: true }));
+  });
+  test("the review's indicators: no level, or a volume that is not a number, are unreadable, not clean", () => {
+    const severe = { category: 'Sanctions', categoryRiskScoreLevelLabel: 'Severe', riskType: 'COUNTERPARTY' };
+    unreadable(
+      mapVendorB(bElement({ addressRiskIndicators: [{ ...severe, totalVolumeUsd: '10' }] })),
+      'addressRiskIndicators[0].categoryRiskScoreLevel',
+    );
+    unreadable(
+      mapVendorB(
+        bElement({
+          addressRiskIndicators: [{ ...severe, categoryRiskScoreLevel: 15, totalVolumeUsd: 'n/a' }],
+        }),
+      ),
+      'addressRiskIndicators[0].totalVolumeUsd',
+    );
+  });
+  test('checks every field the mapping needs, type and range; labels are optional', () => {
+    const base = indicator();
+    for (const field of ['category', 'categoryRiskScoreLevel', 'totalVolumeUsd', 'riskType'])
+      unreadable(
+        mapVendorB(bElement({ addressRiskIndicators: [base, without(base, field)] })),
+        `addressRiskIndicators[1].${field}`,
+      );
+    const bad: Array<[string, unknown]> = [
+      ['category', 3],
+      ['category', ''],
+      ['totalVolumeUsd', -1],
+      ['totalVolumeUsd', '-1'],
+      ['totalVolumeUsd', ''],
+      ['totalVolumeUsd', null],
+      ['riskType', 'owner'],
+      ['riskType', null],
+    ];
+    for (const [field, value] of bad)
+      unreadable(
+        mapVendorB(bElement({ addressRiskIndicators: [indicator({ [field]: value })] })),
+        `addressRiskIndicators[0].${field}`,
+      );
+    unreadable(mapVendorB(bElement({ addressRiskIndicators: [null] })), 'addressRiskIndicators[0]');
+    // Volumes as numbers or decimal numerals (this vendor family sends text).
+    const volumes = mapVendorB(
+      bElement({
+        addressRiskIndicators: [
+          indicator({ category: 'Mixer', totalVolumeUsd: 25.5 }),
+          indicator({ totalVolumeUsd: '76.5' }),
+        ],
+      }),
+    );
+    assert.equal(risk(volumes).mixer, 0.25);
+    const labelless = without(indicator({ categoryRiskScoreLevel: 5 }), 'categoryRiskScoreLevelLabel');
+    assert.equal(risk(mapVendorB(bElement({ addressRiskIndicators: [labelless] }))).score, 50);
+  });
+  test('an answer without the indicator or entity lists is unreadable', () => {
+    unreadable(mapVendorB(without(bElement(), 'addressRiskIndicators')), 'addressRiskIndicators');
+    unreadable(mapVendorB(without(bElement(), 'entities')), 'entities');
+    unreadable(mapVendorB(bElement({ entities: {} })), 'entities');
+    unreadable(mapVendorB('oops'), 'answer');
+    assert.deepEqual(risk(mapVendorB(bElement())), emptyRisk());
+  });
+  test('an entity (who controls the address) counts: its level in the score, a sanctions one is a hit', () => {
+    // The review's case: no indicator, the address controlled by a sanctioned exchange.
+    const garantex = mapVendorB(bElement({ entities: [entity()] }));
+    assert.deepEqual(risk(garantex), part({ score: 100, sanctioned: 1, sanctions_hit: true }));
+    assert.deepEqual(
+      risk(mapVendorB(bElement({ entities: [entity({ category: 'Darknet Market', riskScoreLevel: 10 })] }))),
+      part({ score: 75, darknet: 1 }),
+    );
+    assert.deepEqual(
+      risk(mapVendorB(bElement({ entities: [entity({ category: 'Mixing Service', riskScoreLevel: 10 })] }))),
+      part({ score: 75, mixer: 1 }),
+    );
+    // Another category: its level only; the highest level of indicators and entities wins.
+    const r = mapVendorB(
+      bElement({
+        addressRiskIndicators: [indicator({ categoryRiskScoreLevel: 1 })],
+        entities: [entity({ category: 'Exchange', riskScoreLevel: 5, riskScoreLevelLabel: undefined })],
+      }),
+    );
+    assert.deepEqual(risk(r), part({ score: 50 }));
+  });
+  test("an entity's category and level are needed like an indicator's", () => {
+    for (const field of ['category', 'riskScoreLevel'])
+      unreadable(mapVendorB(bElement({ entities: [without(entity(), field)] })), `entities[0].${field}`);
+    unreadable(
+      mapVendorB(bElement({ entities: [entity({ riskScoreLevel: 12 })] })),
+      'entities[0].riskScoreLevel',
+    );
+    unreadable(mapVendorB(bElement({ entities: [entity({ category: null })] })), 'entities[0].category');
+    unreadable(mapVendorB(bElement({ entities: ['Garantex'] })), 'entities[0]');
+    // The entity's name and label are optional.
+    const bare = { category: 'Sanctions', riskScoreLevel: 15 };
+    assert.equal(risk(mapVendorB(bElement({ entities: [bare] }))).sanctions_hit, true);
   });
 });
 
@@ -104,7 +271,7 @@ describe('vendor_c', () => {
   test('scales risk_score ×10 and takes contributions as exposures', () => {
     const r = mapVendorC(fixtureJson('vendors/vendor_c_wallet.json'));
     assert.deepEqual(
-      r,
+      risk(r),
       part({
         score: 62,
         sanctioned: 0.3,
@@ -114,35 +281,141 @@ describe('vendor_c', () => {
       }),
     );
   });
-  test('a null risk_score is 0; out-of-range values are clamped', () => {
-    assert.equal(mapVendorC({ risk_score: null }).score, 0);
-    assert.equal(mapVendorC({ risk_score: 12 }).score, 100);
-    assert.equal(mapVendorC({ risk_score: -1 }).score, 0);
-    assert.equal(
+  test('a null risk_score is 0; a missing or out-of-range one is unreadable, not clamped', () => {
+    assert.equal(risk(mapVendorC(cBody([], { risk_score: null }))).score, 0);
+    assert.equal(risk(mapVendorC(cBody([], { risk_score: 10 }))).score, 100);
+    for (const score of [-3, -0.5, 10.5, 12, '5', true, {}])
+      unreadable(mapVendorC(cBody([], { risk_score: score })), 'risk_score');
+    unreadable(mapVendorC(without(cBody([]), 'risk_score')), 'risk_score');
+  });
+  test("the review's element without contribution_percentage is unreadable, not clean", () => {
+    unreadable(
       mapVendorC({
-        evaluation_detail: {
-          source: [{ matched_elements: [{ category: 'sanctions', contribution_percentage: 250 }] }],
-        },
-      }).sanctioned,
-      1,
+        risk_score: null,
+        evaluation_detail: { source: [{ matched_elements: [{ category: 'Sanctions' }] }] },
+      }),
+      'evaluation_detail.source[0].matched_elements[0].contribution_percentage',
     );
   });
-  test('a sanctioned primary cluster entity is a hit', () => {
+  test('checks each matched element, type and range', () => {
+    const path = 'evaluation_detail.source[0].matched_elements[1]';
+    for (const [field, value] of [
+      ['contribution_percentage', 250],
+      ['contribution_percentage', -1],
+      ['contribution_percentage', '12'],
+      ['contribution_percentage', null],
+      ['category', undefined],
+      ['category', 7],
+      ['category', ''],
+    ] as const)
+      unreadable(mapVendorC(cBody([element(), element({ [field]: value })])), `${path}.${field}`);
+    unreadable(mapVendorC(cBody([element(), 'Sanctions'])), path);
+    // Another category's share is checked too, though it feeds no exposure.
+    unreadable(
+      mapVendorC(cBody([element({ category: 'Exchange', contribution_percentage: 'most' })])),
+      'evaluation_detail.source[0].matched_elements[0].contribution_percentage',
+    );
+    assert.deepEqual(
+      risk(mapVendorC(cBody([element({ contribution_percentage: 100 })]))),
+      part({ score: 30, mixer: 1 }),
+    );
+  });
+  test('needs evaluation_detail with its source rules and their matched_elements; destination is optional', () => {
+    unreadable(mapVendorC({ risk_score: null }), 'evaluation_detail');
+    unreadable(mapVendorC({ risk_score: null, evaluation_detail: {} }), 'evaluation_detail.source');
+    unreadable(
+      mapVendorC({ risk_score: null, evaluation_detail: { source: [], destination: 'none' } }),
+      'evaluation_detail.destination',
+    );
+    unreadable(
+      mapVendorC({ risk_score: null, evaluation_detail: { source: [], destination: [{ rule_name: 'r' }] } }),
+      'evaluation_detail.destination[0].matched_elements',
+    );
+    unreadable(mapVendorC(7), 'answer');
+    // The rules' own risk_score is not used, so not checked.
     const r = mapVendorC({
-      risk_score: 10,
-      cluster_entities: [{ category: 'Sanctions', is_primary_entity: true }],
+      risk_score: null,
+      evaluation_detail: { source: [{ risk_score: 'high', matched_elements: [element()] }] },
     });
-    assert.deepEqual(r, part({ score: 100, sanctioned: 1, sanctions_hit: true }));
+    assert.deepEqual(risk(r), part({ mixer: 0.1 }));
+  });
+  test('the primary cluster entity (the owner) of a sanctions, darknet or mixer category counts as ownership', () => {
+    assert.deepEqual(
+      risk(
+        mapVendorC(
+          cBody([], {
+            risk_score: 10,
+            cluster_entities: [{ category: 'Sanctions', is_primary_entity: true }],
+          }),
+        ),
+      ),
+      part({ score: 100, sanctioned: 1, sanctions_hit: true }),
+    );
+    assert.deepEqual(
+      risk(
+        mapVendorC(
+          cBody([], { cluster_entities: [{ category: 'darknet market', is_primary_entity: true }] }),
+        ),
+      ),
+      part({ score: 30, darknet: 1 }),
+    );
+    // Another cluster's entity is only a counterparty: not mapped, its category not needed.
+    assert.deepEqual(
+      risk(mapVendorC(cBody([], { cluster_entities: [{ category: null, is_primary_entity: false }] }))),
+      part({ score: 30 }),
+    );
+    unreadable(
+      mapVendorC(cBody([], { cluster_entities: [{ category: 'Sanctions' }] })),
+      'cluster_entities[0].is_primary_entity',
+    );
+    unreadable(
+      mapVendorC(cBody([], { cluster_entities: [{ name: 'x', is_primary_entity: true }] })),
+      'cluster_entities[0].category',
+    );
+    unreadable(mapVendorC(cBody([], { cluster_entities: 'none' })), 'cluster_entities');
   });
 });
 
-describe('mappers never throw and stay in range', () => {
+describe('mappers never throw: an answer is read in range, or refused naming a field', () => {
   test('on arbitrary JSON', () => {
     fc.assert(
       fc.property(fc.jsonValue(), fc.constantFrom(...Object.values(VENDOR_MAPPERS)), (body, map) => {
         const r = map(body);
-        assert.ok(r.score >= 0 && r.score <= 100);
-        for (const x of [r.sanctioned, r.darknet, r.mixer]) assert.ok(x >= 0 && x <= 1);
+        if (!r.ok) {
+          assert.match(r.problem, /^[\w.[\]]+: expected /);
+          return;
+        }
+        assert.ok(r.risk.score >= 0 && r.risk.score <= 100);
+        for (const x of [r.risk.sanctioned, r.risk.darknet, r.risk.mixer]) assert.ok(x >= 0 && x <= 1);
+      }),
+    );
+  });
+  test('a needed field replaced by a value of another type is refused, never read as clean', () => {
+    const wrong = fc.oneof(fc.constant(null), fc.boolean(), fc.dictionary(fc.string(), fc.jsonValue()));
+    fc.assert(
+      fc.property(wrong, fc.integer({ min: 0, max: 5 }), (value, which) => {
+        const cases: Array<[VendorReading, string]> = [
+          [mapVendorA({ identifications: [{ category: value }] }), 'identifications[0].category'],
+          [
+            mapVendorB(bElement({ addressRiskIndicators: [indicator({ categoryRiskScoreLevel: value })] })),
+            'addressRiskIndicators[0].categoryRiskScoreLevel',
+          ],
+          [
+            mapVendorB(bElement({ addressRiskIndicators: [indicator({ totalVolumeUsd: value })] })),
+            'addressRiskIndicators[0].totalVolumeUsd',
+          ],
+          [
+            mapVendorB(bElement({ entities: [entity({ riskScoreLevel: value })] })),
+            'entities[0].riskScoreLevel',
+          ],
+          [
+            mapVendorC(cBody([element({ contribution_percentage: value })])),
+            'evaluation_detail.source[0].matched_elements[0].contribution_percentage',
+          ],
+          [mapVendorC(cBody([], { risk_score: value === null ? undefined : value })), 'risk_score'],
+        ];
+        const [r, field] = cases[which]!;
+        unreadable(r, field);
       }),
     );
   });

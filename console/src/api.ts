@@ -2,17 +2,29 @@
 // The key lives in sessionStorage (gone when the tab closes), never in localStorage or a cookie.
 
 const KEY_SLOT = 'mica.console.key';
+// A random id of the sign-in (not the key), which the router writes into the history entries it visits.
+const SESSION_SLOT = 'mica.console.session';
 
 export function storedKey(): string | null {
   return sessionStorage.getItem(KEY_SLOT);
 }
 
+/** The id of the sign-in the stored key belongs to (null when signed out). */
+export function storedSession(): string | null {
+  return storedKey() === null ? null : sessionStorage.getItem(SESSION_SLOT);
+}
+
+/** Keeps the key of a new sign-in, with a new sign-in id. */
 export function storeKey(key: string): void {
+  // getRandomValues, not randomUUID: the console may be served over plain http to a non-local host.
+  const id = Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0'));
+  sessionStorage.setItem(SESSION_SLOT, id.join(''));
   sessionStorage.setItem(KEY_SLOT, key);
 }
 
 export function forgetKey(): void {
   sessionStorage.removeItem(KEY_SLOT);
+  sessionStorage.removeItem(SESSION_SLOT);
 }
 
 /** An error answer of the API (nested format), or a network failure (status 0). */
@@ -86,7 +98,12 @@ export async function getJson<T>(path: string, key?: string): Promise<T> {
 }
 
 export async function postJson<T>(path: string, body: unknown): Promise<T> {
-  return parseExact(await (await request(path, { method: 'POST', body: JSON.stringify(body) })).text()) as T;
+  return postJsonText<T>(path, JSON.stringify(body));
+}
+
+/** Posts JSON text as it is: numbers a double cannot hold go out digit for digit, as typed. */
+export async function postJsonText<T>(path: string, text: string): Promise<T> {
+  return parseExact(await (await request(path, { method: 'POST', body: text })).text()) as T;
 }
 
 /** Fetches an export with the key and hands it to the browser as a file download. */

@@ -7,9 +7,10 @@ import {
   getJson,
   setUnauthorizedHandler,
   storedKey,
+  storedSession,
   type WhoAmI,
 } from './api.ts';
-import { href, useRoute } from './router.ts';
+import { href, resetAddress, setRouteSession, useRoute } from './router.ts';
 import { AlertDetail } from './screens/alert-detail.tsx';
 import { AlertsQueue } from './screens/alerts.tsx';
 import { AuditSearch } from './screens/audit.tsx';
@@ -19,7 +20,7 @@ import { EvaluationDetail, TryEvaluation } from './screens/evaluation.tsx';
 import { RulesCatalogue } from './screens/rules.tsx';
 import { SignIn } from './screens/sign-in.tsx';
 import './styles.css';
-import { asApiError, ErrorBox } from './ui.tsx';
+import { asApiError, ErrorBox, NotFound } from './ui.tsx';
 
 /** Open / overdue / due-today of both queues, refreshed every 30 s and after every action. */
 function CountsBar({ counts }: { counts: Counts | undefined }) {
@@ -102,7 +103,9 @@ function Shell({ me, onSignOut }: { me: WhoAmI; onSignOut: () => void }) {
   }, [route.path.join('/')]);
 
   let screen = <CasesQueue query={route.query} me={me} />;
-  if (first === 'cases' && second) screen = <CaseDetail id={second} me={me} onChange={changed} />;
+  // An address no decoding makes sense of names nothing that can be found.
+  if (route.malformed !== undefined) screen = <NotFound what={first} malformed={route.malformed} />;
+  else if (first === 'cases' && second) screen = <CaseDetail id={second} me={me} onChange={changed} />;
   else if (first === 'alerts' && second) screen = <AlertDetail id={second} onChange={changed} />;
   else if (first === 'alerts') screen = <AlertsQueue query={route.query} />;
   else if (first === 'evaluations' && second) screen = <EvaluationDetail id={second} />;
@@ -167,8 +170,12 @@ function App() {
   const [attempt, setAttempt] = useState(0);
   // Why the officer is at the sign-in form when the service refused the key mid-session.
   const [signedOutWhy, setSignedOutWhy] = useState<string>();
+  // Nothing of the session stays: not the key, not the place in the address (a next key would open
+  // the previous officer's search there), not the places Back would return to (see router.ts).
   const signOut = () => {
     forgetKey();
+    setRouteSession(null);
+    resetAddress();
     setMe(null);
     setStartError(undefined);
     setChecking(false);
@@ -221,6 +228,7 @@ function App() {
       <SignIn
         notice={signedOutWhy}
         onSignedIn={(w) => {
+          setRouteSession(storedSession());
           setSignedOutWhy(undefined);
           setMe(w);
         }}
@@ -229,5 +237,7 @@ function App() {
   return <Shell me={me} onSignOut={signOut} />;
 }
 
+// A reload of a signed-in tab keeps its place: its entries carry the id kept with the key.
+setRouteSession(storedSession());
 const root = document.getElementById('app');
 if (root) render(<App />, root);

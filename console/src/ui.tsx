@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact';
-import { useCallback, useEffect, useState } from 'preact/hooks';
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, download, type HistoryEntry } from './api.ts';
 import { label, timeLeft, when } from './format.ts';
 
@@ -61,9 +61,34 @@ export function Due({ dueAt, final, now }: { dueAt: string; final: boolean; now:
   );
 }
 
-export function ErrorBox({ error, title = 'Something went wrong' }: { error: ApiError; title?: string }) {
+/**
+ * True when the keyboard focus is nowhere in particular: on the page itself, or on a control just
+ * removed or disabled (the browser then starts the next Tab from the top of the page).
+ */
+export function focusLost(): boolean {
+  const a = document.activeElement;
+  return !a || a === document.body || !a.isConnected || (a as HTMLButtonElement).disabled === true;
+}
+
+/**
+ * `takeFocus`: the box takes the keyboard focus when it appears and the focus has been lost, as when
+ * the form whose submission was refused has gone (the item changed meanwhile).
+ */
+export function ErrorBox({
+  error,
+  title = 'Something went wrong',
+  takeFocus = false,
+}: {
+  error: ApiError;
+  title?: string;
+  takeFocus?: boolean;
+}) {
+  const ref = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (takeFocus && focusLost()) ref.current?.focus();
+  }, []);
   return (
-    <div class="error" role="alert">
+    <div class="error" role="alert" ref={ref} tabIndex={takeFocus ? -1 : undefined}>
       <strong>{title}.</strong> {error.message}
       {error.details?.errors && error.details.errors.length > 1 && (
         <ul>
@@ -225,9 +250,37 @@ export function LoadFailed({ heading, noun, error }: { heading: string; noun: st
       <h1 tabIndex={-1}>{heading}</h1>
       <ErrorBox
         error={error}
-        title={error.status === 404 ? `No such ${noun} for this client` : `Could not load the ${noun}`}
+        title={
+          error.status === 404
+            ? `No such ${noun}${noun === 'page' ? '' : ' for this client'}`
+            : `Could not load the ${noun}`
+        }
       />
     </>
+  );
+}
+
+const ID_NOUNS: Record<string, string> = { cases: 'case', alerts: 'alert', evaluations: 'evaluation' };
+
+/**
+ * An address that cannot name anything: a path segment with a broken %-escape (#/cases/%E0%A4%A). Said
+ * as an unknown id is, without asking the service.
+ */
+export function NotFound({ what, malformed }: { what: string | undefined; malformed: string }) {
+  const noun = (what && ID_NOUNS[what]) ?? 'page';
+  const name = `${noun[0]?.toUpperCase()}${noun.slice(1)} ${malformed}`;
+  return (
+    <LoadFailed
+      heading={noun === 'page' ? 'Not found' : name}
+      noun={noun}
+      error={
+        new ApiError(
+          404,
+          'NOT_FOUND',
+          `${name} not found: the address is not a valid link (“${malformed}” is a broken %-escape).`,
+        )
+      }
+    />
   );
 }
 
@@ -250,6 +303,40 @@ export function useAction() {
     }
   };
   return { error, setError, busy, run };
+}
+
+/** What the last action on a screen did; `n` tells two equal texts apart. */
+export interface Outcome {
+  text: string;
+  n: number;
+}
+
+export function useOutcome(): [Outcome | undefined, (text: string) => void] {
+  const [outcome, setOutcome] = useState<Outcome>();
+  const say = useCallback((text: string) => setOutcome((o) => ({ text, n: (o?.n ?? 0) + 1 })), []);
+  return [outcome, say];
+}
+
+/**
+ * What the last move or reassignment did, in a polite live region (a screen reader says it), and
+ * holding the keyboard focus afterwards: the control used (a move's Confirm, the Reassign button) is
+ * gone or disabled once the action is done, and the next Tab would otherwise start at the top of the
+ * page. The focus is moved only from the panel the action was made in, or from nowhere.
+ */
+export function ActionOutcome({ outcome }: { outcome: Outcome | undefined }) {
+  const ref = useRef<HTMLParagraphElement>(null);
+  useEffect(() => {
+    const el = ref.current;
+    if (!outcome || !el) return;
+    const active = document.activeElement;
+    if (focusLost() || (active && el.closest('section')?.contains(active))) el.focus();
+  }, [outcome?.n]);
+  // Always in the page (empty until an action is done): a live region must exist before it speaks.
+  return (
+    <p ref={ref} class="action-outcome" role="status" tabIndex={-1} data-testid="action-outcome">
+      {outcome?.text ?? ''}
+    </p>
+  );
 }
 
 export type ExportFormat = 'csv' | 'json';

@@ -41,7 +41,7 @@ async function shot(page: Page, name: string, viewport = { width: 1280, height: 
  * whose case has since gone past its deadline. The store holds no clock to wind back, so the
  * delivery's case and alert are moved 8 days into the past, as if it had arrived then.
  */
-async function seed(env: Record<string, string>) {
+async function seed(env: Record<string, string>, opts: { moreAlerts?: number } = {}) {
   const config = loadConfig({ ...env, LOG_LEVEL: 'silent', MICA_DEMO_SEED: 'false' });
   const deps = await createDeps(config);
   try {
@@ -88,6 +88,21 @@ async function seed(env: Record<string, string>) {
            WHERE id = ${id}::uuid`.execute(deps.db);
     await back('cases', ack.case_id);
     await back('alerts', ack.platform_alert_id);
+    // More alerts in the overdue case, written straight to the store (copies of its alert), each
+    // with one history entry of its own: "bulk alert <n>".
+    if (opts.moreAlerts)
+      await sql`
+        INSERT INTO alerts (id, client_id, status, resolution, severity, source, event, vendor_object_id,
+                            customer_id, transaction_id, evaluation_id, case_id, rule_ids, due_at, created_at,
+                            updated_at, payload, headers, history)
+        SELECT gen_random_uuid(), client_id, status, resolution, severity, source, event,
+               vendor_object_id || '-' || g, customer_id, transaction_id, evaluation_id, case_id, rule_ids,
+               due_at, created_at + g * interval '1 ms', updated_at + g * interval '1 ms', payload, headers,
+               jsonb_build_array(jsonb_build_object(
+                 'at', to_char((created_at + g * interval '1 ms') AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+                 'actor', 'e2e', 'actor_name', null, 'from', null, 'to', 'open', 'note', 'bulk alert ' || g))
+          FROM alerts, generate_series(1, ${opts.moreAlerts}::int) g
+         WHERE id = ${ack.platform_alert_id}::uuid`.execute(deps.db);
     return {
       key: key.key,
       keyId: key.key_id,
@@ -146,6 +161,28 @@ describe('web console, end to end in Chromium', () => {
       MICA_SECRET_KEY: TEST_SECRET_KEY,
       ...(TEST_DATABASE_URL ? { DATABASE_URL: TEST_DATABASE_URL } : {}),
     };
+  }
+
+  /**
+   * A sandbox service (MICA_ENVIRONMENT=sandbox) on a fresh store, replacing any other. Its seeded
+   * case holds 104 more alerts (105 in all, more than a case page carries), which only the case page
+   * of the last test looks at; seeding and starting a service takes long, so the two share it.
+   */
+  let sandbox: Awaited<ReturnType<typeof seed>> | undefined;
+  async function sandboxServer() {
+    await server?.stop();
+    server = undefined;
+    sandbox = undefined;
+    const env = await freshServerEnv();
+    const s = await seed(env, { moreAlerts: 104 });
+    server = await startServerProcess({
+      ...env,
+      MICA_DEMO_SEED: 'false',
+      STR_SWEEP_CRON: 'off',
+      MICA_ENVIRONMENT: 'sandbox',
+    });
+    sandbox = s;
+    return s;
   }
 
   after(async () => {
@@ -443,16 +480,8 @@ describe('web console, end to end in Chromium', () => {
 
   it('sandbox: refuses an unsendable key, refreshes the counts after a try, searches audit days in local time', async (t) => {
     if (!canRun(t)) return;
-    await server?.stop();
-    server = undefined;
-    const env = await freshServerEnv();
-    const s = await seed(env);
-    server = await startServerProcess({
-      ...env,
-      MICA_DEMO_SEED: 'false',
-      STR_SWEEP_CRON: 'off',
-      MICA_ENVIRONMENT: 'sandbox',
-    });
+    const s = await sandboxServer();
+    if (!server) throw new Error('no server');
     // A time zone where the officer's day is not the UTC day at this hour (the rows are shown in
     // it): Pago Pago (UTC-11) before 10:30 UTC, where it is still yesterday; Kiritimati (UTC+14)
     // from then on, where it is already tomorrow.
@@ -576,6 +605,166 @@ describe('web console, end to end in Chromium', () => {
 
     await context.close();
     assert.deepEqual(consoleErrors, [], 'no error in the browser console (no /favicon.ico 404)');
+    assert.deepEqual(pageErrors, [], 'no script error on any screen');
+  });
+
+  it('keyboard and screen reader after moves, a 105-alert case in full, broken links, sign-out leaves nothing, numbers tried as typed', async (t) => {
+    if (!canRun(t)) return;
+    // The sandbox test's service, if it ran (its seeded case has 105 alerts); else one like it.
+    const s = sandbox ?? (await sandboxServer());
+    if (!server) throw new Error('no server');
+    const context = await (await launch()).newContext({ viewport: { width: 1280, height: 800 } });
+    const page = await context.newPage();
+    const pageErrors: string[] = [];
+    page.on('pageerror', (e) => pageErrors.push(e.message));
+    const signIn = async () => {
+      await page.getByLabel('API key').fill(s.testKey);
+      await page.keyboard.press('Enter');
+      await page.getByTestId('who').waitFor();
+    };
+    /** What has the keyboard focus: its tag, test id, data-move, role and text. */
+    const focused = () =>
+      page.evaluate(() => {
+        const a = document.activeElement as HTMLElement | null;
+        return {
+          tag: a?.tagName ?? '',
+          testId: a?.getAttribute('data-testid') ?? null,
+          move: a?.getAttribute('data-move') ?? null,
+          role: a?.getAttribute('role') ?? null,
+          text: (a?.innerText ?? '').slice(0, 120),
+        };
+      });
+    const hash = () => new URL(page.url()).hash;
+
+    await page.goto(`${server.url}/console/`);
+    await signIn();
+    await page.getByRole('heading', { name: 'Cases', level: 1 }).waitFor();
+
+    // A deep link with a broken %-escape: "not found", as for an unknown id, also on a reload there.
+    await page.goto(`${server.url}/console/#/cases/%E0%A4%A`);
+    const notFound = page.getByRole('alert').filter({ hasText: 'No such case for this client' });
+    await notFound.waitFor();
+    await page.getByRole('heading', { name: 'Case %E0%A4%A', level: 1 }).waitFor();
+    await page.reload();
+    await notFound.waitFor();
+    assert.deepEqual(pageErrors, [], 'no script error on a broken link');
+
+    // The case with 105 alerts: the first 100 in full, links to the other 5, and the whole history.
+    await page.goto(`${server.url}/console/#/cases/${s.case_number}`);
+    await page.getByRole('heading', { name: new RegExp(s.case_number), level: 1 }).waitFor();
+    await page.getByRole('heading', { name: 'Linked alerts (the first 100 of 105)' }).waitFor();
+    assert.equal(await page.getByTestId('other-alerts').getByRole('link').count(), 5);
+    const bulkRows = () =>
+      page
+        .locator('td.note')
+        .evaluateAll((cells) =>
+          cells.map((c) => c.textContent ?? '').filter((x) => /^bulk alert \d+$/.test(x)),
+        );
+    await page.waitForFunction(
+      () =>
+        [...document.querySelectorAll('td.note')].filter((c) => /^bulk alert/.test(c.textContent ?? ''))
+          .length >= 104,
+      undefined,
+      { timeout: 10_000 },
+    );
+    const bulk = await bulkRows();
+    assert.deepEqual(
+      bulk.map((x) => Number(x.slice('bulk alert '.length))).sort((a, b) => a - b),
+      Array.from({ length: 104 }, (_, i) => i + 1),
+      'the history holds the entry of every linked alert',
+    );
+    await shot(page, '15-case-105-alerts');
+
+    // A move made with the keyboard only: afterwards the focus is on what it did, said in a live
+    // region, and the next Tab goes on from the moves, not from the top of the page.
+    await page.locator('[data-move="investigating"]').focus();
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => document.activeElement?.id === 'move-note');
+    await page.keyboard.type('Reviewing the structuring pattern, keyboard only');
+    await page.keyboard.press('Tab');
+    assert.match((await focused()).text, /^Confirm: open → investigating/);
+    await page.keyboard.press('Enter');
+    await page.getByTestId('case-status').getByText('investigating').waitFor();
+    let f = await focused();
+    assert.equal(f.testId, 'action-outcome', `the focus after the move: ${JSON.stringify(f)}`);
+    assert.equal(f.role, 'status');
+    assert.match(f.text, /Moved from open to investigating/);
+    await page.keyboard.press('Tab');
+    f = await focused();
+    assert.ok(f.move, `the next Tab reaches the moves: ${JSON.stringify(f)}`);
+
+    // Reassignment likewise: its button is disabled once done, the focus is not lost with it.
+    const assignee = page.locator('#assignee');
+    const other = (await assignee.inputValue()) === 'olga' ? 'bruno' : 'olga';
+    await assignee.focus();
+    await assignee.selectOption(other);
+    await page.keyboard.press('Tab');
+    assert.equal((await focused()).text, 'Reassign');
+    await page.keyboard.press('Enter');
+    await page.locator('dd', { hasText: new RegExp(`^${other}$`) }).waitFor();
+    f = await focused();
+    assert.equal(f.testId, 'action-outcome', `the focus after the reassignment: ${JSON.stringify(f)}`);
+    assert.equal(f.text, `Reassigned to ${other}.`);
+    await shot(page, '16-case-moved-by-keyboard');
+
+    // Signing out leaves nothing of the session: not the search in the address (a next key would
+    // open it), not the case and search pages Back would return to.
+    await page.evaluate(() => {
+      location.hash = '#/audit?customer_id=cust-42';
+    });
+    await page.getByRole('heading', { name: 'Audit', level: 1 }).waitFor();
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('API key').waitFor();
+    assert.equal(hash(), '', 'the start page, not the last search');
+    await page.goBack();
+    await page.waitForFunction(() => location.hash === '', undefined, { timeout: 5_000 });
+    assert.equal(await page.getByLabel('API key').count(), 1, 'still signed out');
+    await signIn();
+    await page.getByRole('heading', { name: 'Cases', level: 1 }).waitFor();
+    assert.ok(!hash().includes('cust-42') && !hash().includes('/audit'), hash());
+    // Back from the next officer's start page does not reach the previous officer's places either.
+    await page.goBack();
+    await page.waitForFunction(() => location.hash === '', undefined, { timeout: 5_000 });
+    await page.getByRole('heading', { name: 'Cases', level: 1 }).waitFor();
+
+    // A key the service refuses mid-session: the same.
+    await page.evaluate(() => {
+      location.hash = '#/audit?customer_id=cust-42';
+    });
+    await page.getByRole('heading', { name: 'Audit', level: 1 }).waitFor();
+    await page.route('**/api/**', (route) =>
+      route.fulfill({
+        status: 401,
+        contentType: 'application/json',
+        body: JSON.stringify({ error: { code: 'UNAUTHORIZED', message: 'Unauthorized' } }),
+      }),
+    );
+    await page.evaluate(() => {
+      location.hash = '#/alerts';
+    });
+    await page.getByRole('alert').filter({ hasText: 'no longer accepts your key' }).waitFor();
+    assert.equal(hash(), '', 'the start page after a refused key');
+    await page.unroute('**/api/**');
+
+    // The sandbox try-out sends the request exactly as typed: no number rounded on the way.
+    await signIn();
+    await page.getByRole('link', { name: 'Try an evaluation' }).click();
+    await page.getByRole('heading', { name: 'Try an evaluation (sandbox)', level: 1 }).waitFor();
+    const typed = `{
+  "client_id": "acme",
+  "trigger_type": "transaction",
+  "trigger_entity_id": "tx-exact-1",
+  "data": { "customer_id": "c-1", "customer_verified": true, "amount_eur": 12345678901234567890123, "full_cdd_complete": false }
+}`;
+    await page.getByLabel('Evaluation request (JSON)').fill(typed);
+    const [sent] = await Promise.all([
+      page.waitForRequest((r) => r.url().endsWith('/api/mica/evaluate') && r.method() === 'POST'),
+      page.getByRole('button', { name: 'Evaluate' }).click(),
+    ]);
+    assert.equal(sent.postData(), typed, 'the request as typed');
+    await page.getByRole('heading', { name: 'Rules', level: 2 }).waitFor();
+
+    await context.close();
     assert.deepEqual(pageErrors, [], 'no script error on any screen');
   });
 });

@@ -3,6 +3,7 @@ import { getJson } from '../api.ts';
 import { shortId, sourceText, stateText, when } from '../format.ts';
 import { href } from '../router.ts';
 import {
+  ActionOutcome,
   Due,
   Fact,
   HistoryTable,
@@ -14,6 +15,7 @@ import {
   StatusBadge,
   useLoad,
   useNow,
+  useOutcome,
 } from '../ui.tsx';
 import { TransitionPanel } from './transition.tsx';
 import { TriggeredRules } from './triggered.tsx';
@@ -33,6 +35,7 @@ async function loadAlert(id: string) {
 export function AlertDetail({ id, onChange }: { id: string; onChange: () => void }) {
   const now = useNow();
   const [loaded, reload] = useLoad(() => loadAlert(id), [id]);
+  const [outcome, announce] = useOutcome();
   if (loaded.state === 'loading') return <Loading what="the alert" />;
   if (loaded.state === 'error')
     return <LoadFailed heading={`Alert ${id}`} noun="alert" error={loaded.error} />;
@@ -60,6 +63,7 @@ export function AlertDetail({ id, onChange }: { id: string; onChange: () => void
           </dl>
         </Section>
         <Section title="Actions">
+          <ActionOutcome outcome={outcome} />
           <TransitionPanel
             kind="alert"
             url={`/api/alerts/${a.id}/transition`}
@@ -68,6 +72,7 @@ export function AlertDetail({ id, onChange }: { id: string; onChange: () => void
               reload();
               onChange();
             }}
+            announce={announce}
           />
         </Section>
       </div>

@@ -1,3 +1,4 @@
+import { Fragment } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import {
   type ApiError,
@@ -5,13 +6,16 @@ import {
   type CasePage,
   type CatalogueRule,
   getJson,
+  type Page,
   postJson,
   qs,
+  type TransitionRow,
   type WhoAmI,
 } from '../api.ts';
 import { shortId, sourceText, stateText, when } from '../format.ts';
 import { href } from '../router.ts';
 import {
+  ActionOutcome,
   asApiError,
   Due,
   ErrorBox,
@@ -29,6 +33,7 @@ import {
   useAction,
   useDownload,
   useNow,
+  useOutcome,
 } from '../ui.tsx';
 import { TransitionPanel } from './transition.tsx';
 import { TriggeredRules } from './triggered.tsx';
@@ -67,15 +72,81 @@ function useCasePage(id: string): [CaseState, () => void] {
   return [value, () => setTick((n) => n + 1)];
 }
 
-function Reassign({ c, me, onDone }: { c: Case; me: WhoAmI; onDone: () => void }) {
+type RestState =
+  | { state: 'none' }
+  | { state: 'loading'; count: number }
+  | { state: 'error'; count: number; error: ApiError }
+  | { state: 'ready'; lines: HistoryLine[] };
+
+/**
+ * The history of the linked alerts the case page leaves out (it carries the first 100 in full): read
+ * from the case's transitions, page by page, each time the page is loaded. Only a case with more
+ * alerts than the page carries costs these requests.
+ */
+function useOtherAlertsHistory(page: CasePage | undefined): [RestState, () => void] {
+  const [value, setValue] = useState<RestState>({ state: 'none' });
+  const [tick, setTick] = useState(0);
+  useEffect(() => {
+    if (!page || page.alerts_not_shown === 0) {
+      setValue((v) => (v.state === 'none' ? v : { state: 'none' }));
+      return;
+    }
+    const shown = new Set(page.alerts.map((a) => a.id));
+    const rest = new Set(page.case.alert_ids.filter((id) => !shown.has(id)));
+    let live = true;
+    setValue((v) => (v.state === 'ready' ? v : { state: 'loading', count: rest.size }));
+    (async () => {
+      const lines: HistoryLine[] = [];
+      let cursor: string | null = null;
+      do {
+        const url = `/api/mica/audit/transitions${qs({ case_id: page.case.id, kind: 'alert', limit: 1000, cursor })}`;
+        const res: Page<TransitionRow> = await getJson<Page<TransitionRow>>(url);
+        for (const r of res.items)
+          if (rest.has(r.item_id))
+            lines.push({
+              at: r.at,
+              actor: r.actor,
+              actor_name: r.actor_name,
+              from: r.from,
+              to: r.to,
+              note: r.note,
+              item: `alert ${shortId(r.item_id)}`,
+            });
+        cursor = res.next_cursor;
+      } while (cursor && live);
+      return lines;
+    })().then(
+      (lines) => live && setValue({ state: 'ready', lines }),
+      (e) => live && setValue({ state: 'error', count: rest.size, error: asApiError(e) }),
+    );
+    return () => {
+      live = false;
+    };
+  }, [page, tick]);
+  return [value, () => setTick((n) => n + 1)];
+}
+
+function Reassign({
+  c,
+  me,
+  onDone,
+  announce,
+}: {
+  c: Case;
+  me: WhoAmI;
+  onDone: () => void;
+  announce: (text: string) => void;
+}) {
   const [officer, setOfficer] = useState(c.assignee ?? '');
   const { error, busy, run } = useAction();
   // Closed meanwhile (409): no reassignment any more, but the refusal is still said.
-  if (c.status === 'closed') return error ? <ErrorBox error={error} title="Reassignment refused" /> : null;
+  if (c.status === 'closed')
+    return error ? <ErrorBox error={error} title="Reassignment refused" takeFocus /> : null;
   if (me.officers.length === 0)
     return <p class="muted">No compliance officers are registered for this client.</p>;
   const submit = (e: Event) => {
     e.preventDefault();
+    if (busy) return;
     void run(async () => {
       try {
         await postJson(`/api/cases/${c.id}/assign`, { officer });
@@ -84,6 +155,7 @@ function Reassign({ c, me, onDone }: { c: Case; me: WhoAmI; onDone: () => void }
         if (asApiError(err).status === 409) onDone();
         throw err;
       }
+      announce(`Reassigned to ${officer}.`);
       onDone();
     });
   };
@@ -104,7 +176,12 @@ function Reassign({ c, me, onDone }: { c: Case; me: WhoAmI; onDone: () => void }
           ))}
         </select>
       </Field>
-      <button type="submit" disabled={busy || !officer || officer === c.assignee}>
+      {/* Not disabled while saving: a disabled button drops the keyboard focus (to the top of the page). */}
+      <button
+        type="submit"
+        aria-disabled={busy ? 'true' : undefined}
+        disabled={!officer || officer === c.assignee}
+      >
         {busy ? 'Saving…' : 'Reassign'}
       </button>
       {error && <ErrorBox error={error} title="Reassignment refused" />}
@@ -117,6 +194,8 @@ export function CaseDetail({ id, me, onChange }: { id: string; me: WhoAmI; onCha
   const now = useNow();
   const [loaded, reload] = useCasePage(id);
   const [exportError, exportAs] = useDownload();
+  const [outcome, announce] = useOutcome();
+  const [rest, retryRest] = useOtherAlertsHistory(loaded.state === 'ready' ? loaded.data : undefined);
   if (loaded.state === 'loading') return <Loading what="the case" />;
   if (loaded.state === 'error') return <LoadFailed heading={`Case ${id}`} noun="case" error={loaded.error} />;
   const { case: c, alerts, alerts_total, evaluations, rule_articles } = loaded.data;
@@ -133,7 +212,10 @@ export function CaseDetail({ id, me, onChange }: { id: string; me: WhoAmI; onCha
   const history: HistoryLine[] = [
     ...c.history.map((h) => ({ ...h, item: c.case_number })),
     ...alerts.flatMap((a) => a.history.map((h) => ({ ...h, item: `alert ${shortId(a.id)}` }))),
+    ...(rest.state === 'ready' ? rest.lines : []),
   ].sort((a, b) => a.at.localeCompare(b.at));
+  const shownIds = new Set(alerts.map((a) => a.id));
+  const otherIds = c.alert_ids.filter((a) => !shownIds.has(a));
   return (
     <>
       <h1 tabIndex={-1}>
@@ -166,13 +248,15 @@ export function CaseDetail({ id, me, onChange }: { id: string; me: WhoAmI; onCha
           </dl>
         </Section>
         <Section title="Actions">
+          <ActionOutcome outcome={outcome} />
           <TransitionPanel
             kind="case"
             url={`/api/cases/${c.id}/transition`}
             status={c.status}
             onDone={done}
+            announce={announce}
           />
-          <Reassign c={c} me={me} onDone={done} />
+          <Reassign c={c} me={me} onDone={done} announce={announce} />
           {me.officer ? (
             <p class="hint">Actions are recorded as {me.officer}.</p>
           ) : (
@@ -209,6 +293,18 @@ export function CaseDetail({ id, me, onChange }: { id: string; me: WhoAmI; onCha
             </article>
           ))
         )}
+        {otherIds.length > 0 && (
+          <p data-testid="other-alerts">
+            The other {otherIds.length}, each with its payload on its own page:{' '}
+            {otherIds.map((a, i) => (
+              <Fragment key={a}>
+                {i > 0 && ', '}
+                <a href={href(`/alerts/${a}`)}>alert {shortId(a)}</a>
+              </Fragment>
+            ))}
+            .
+          </p>
+        )}
       </Section>
       <Section title="Evaluations and triggered rules">
         {evaluations.length === 0 ? (
@@ -234,6 +330,22 @@ export function CaseDetail({ id, me, onChange }: { id: string; me: WhoAmI; onCha
         }
       >
         {exportError && <ErrorBox error={exportError} title="Export failed" />}
+        {rest.state === 'loading' && (
+          <p class="muted" aria-live="polite">
+            Loading the history of the other {rest.count} alerts…
+          </p>
+        )}
+        {rest.state === 'error' && (
+          <div class="refresh-failed">
+            <ErrorBox
+              error={rest.error}
+              title={`Could not load the history of the other ${rest.count} alerts: their entries are left out below; the export holds them`}
+            />
+            <button type="button" onClick={retryRest}>
+              Retry
+            </button>
+          </div>
+        )}
         <HistoryTable lines={history} />
       </Section>
     </>

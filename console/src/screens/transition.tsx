@@ -82,17 +82,20 @@ function EscalationChoice({
 /**
  * The moves the state machine allows from the current status (the service's own table, bundled),
  * one button each; a move asks for a note, and for a resolution where the state machine needs one.
+ * `announce` says a recorded move (the screen's ActionOutcome, which then holds the focus).
  */
 export function TransitionPanel({
   kind,
   url,
   status,
   onDone,
+  announce,
 }: {
   kind: ItemKind;
   url: string;
   status: string;
   onDone: () => void;
+  announce: (text: string) => void;
 }) {
   const allowed = allowedTransitions(kind, status);
   const [to, setTo] = useState<string | null>(null);
@@ -108,7 +111,7 @@ export function TransitionPanel({
         <p class="muted">
           This {kind} is {label(status)}: no further move is possible.
         </p>
-        {error && <ErrorBox error={error} title="The move was refused" />}
+        {error && <ErrorBox error={error} title="The move was refused" takeFocus />}
       </>
     );
   const resolutions = to ? resolutionsFor(kind, to) : [];
@@ -120,9 +123,16 @@ export function TransitionPanel({
     setJoinCase('');
     window.setTimeout(() => document.getElementById('move-note')?.focus(), 0);
   };
+  // The form goes: the focus goes back to the move's button, not to the top of the page.
+  const cancel = () => {
+    const was = to;
+    setTo(null);
+    window.setTimeout(() => document.querySelector<HTMLElement>(`[data-move="${was}"]`)?.focus(), 0);
+  };
   const submit = (e: Event) => {
     e.preventDefault();
-    if (!to) return;
+    if (!to || busy) return;
+    const from = status;
     void run(async () => {
       try {
         await postJson(url, {
@@ -140,6 +150,7 @@ export function TransitionPanel({
       setTo(null);
       setNote('');
       setJoinCase('');
+      announce(`Moved from ${label(from)} to ${label(to)}; your note is in the history.`);
       onDone();
     });
   };
@@ -162,7 +173,7 @@ export function TransitionPanel({
           </button>
         ))}
       </fieldset>
-      {!open && error && <ErrorBox error={error} title="The move was refused" />}
+      {!open && error && <ErrorBox error={error} title="The move was refused" takeFocus />}
       {open && to && (
         <form class="move-form" onSubmit={submit} aria-label={`Move to ${label(to)}`}>
           <Field id="move-note" label="Note (required)">
@@ -195,14 +206,16 @@ export function TransitionPanel({
           {alertId && <EscalationChoice alertId={alertId} caseId={joinCase} onChange={setJoinCase} />}
           {error && <ErrorBox error={error} title="The move was refused" />}
           <div class="buttons">
+            {/* Not disabled while saving: a disabled button drops the keyboard focus (to the top of the page). */}
             <button
               type="submit"
               class="primary"
-              disabled={busy || !note.trim() || (resolutions.length > 0 && !resolution)}
+              aria-disabled={busy ? 'true' : undefined}
+              disabled={!note.trim() || (resolutions.length > 0 && !resolution)}
             >
               {busy ? 'Saving…' : `Confirm: ${label(status)} → ${label(to)}`}
             </button>
-            <button type="button" onClick={() => setTo(null)}>
+            <button type="button" onClick={cancel}>
               Cancel
             </button>
           </div>

@@ -1,5 +1,5 @@
 import { systemActor } from '../domain/actor.ts';
-import { clientCalendar, strOverdue } from '../domain/cases/due-dates.ts';
+import { clientCalendar, strFilingDeadline } from '../domain/cases/due-dates.ts';
 import type { ClientContext, EvaluationService } from '../services/evaluation.service.ts';
 import { type Environment, systemPrincipal } from '../services/keys.service.ts';
 import type { StrCandidate, StrSweepRepo } from '../storage/str-sweep.repo.ts';
@@ -40,14 +40,26 @@ export function createStrSweep(deps: {
 }) {
   const now = deps.now ?? (() => new Date());
 
-  async function isDue(c: StrCandidate, at: Date): Promise<boolean> {
+  /**
+   * What the sweep does with a case at `at`: nothing yet (its deadline has not passed, or its
+   * client no longer runs the rule), settle it (closed as str_filed by the deadline), or evaluate
+   * MICA-RPT-002: not closed as str_filed when the deadline passed, even if it was filed since
+   * (a late filing is still a missed deadline, whether or not a sweep ran in between).
+   */
+  async function verdict(c: StrCandidate, at: Date): Promise<'wait' | 'filed' | 'due'> {
     const ctx = await deps.clientContext(c.client_id);
-    if (!ctx || ctx.settings.disabled_rules.includes(RULE)) return false;
+    if (!ctx || ctx.settings.disabled_rules.includes(RULE)) return 'wait';
     const cal = clientCalendar({
       timeZone: ctx.settings.time_zone,
       holidayCountry: ctx.settings.holiday_country,
     });
-    return strOverdue(new Date(c.created_at), at, cal, ctx.settings.thresholds.str_filing_business_days);
+    const deadline = strFilingDeadline(
+      new Date(c.created_at),
+      cal,
+      ctx.settings.thresholds.str_filing_business_days,
+    );
+    if (c.filed_at !== null && new Date(c.filed_at).getTime() <= deadline.getTime()) return 'filed';
+    return at.getTime() > deadline.getTime() ? 'due' : 'wait';
   }
 
   async function evaluateCase(c: StrCandidate, result: StrSweepResult): Promise<void> {
@@ -87,7 +99,7 @@ export function createStrSweep(deps: {
       await deps.repo.done(c.id, {
         at: response.timestamp,
         actor: STR_SWEEP_EVALUATOR,
-        note: `STR not filed within the deadline: ${RULE} evaluated (${response.evaluation_id})`,
+        note: `STR not filed within the deadline${c.filed_at ? ` (filed ${c.filed_at}, after it)` : ''}: ${RULE} evaluated (${response.evaluation_id})`,
       });
     } catch (err) {
       result.failed++;
@@ -115,7 +127,12 @@ export function createStrSweep(deps: {
         after = { createdAt: new Date(last.created_at).toISOString(), id: last.id };
         result.checked += page.length;
         const due: StrCandidate[] = [];
-        for (const c of page) if (await isDue(c, at)) due.push(c);
+        for (const c of page) {
+          const v = await verdict(c, at);
+          if (v === 'due') due.push(c);
+          // Filed in time: nothing to evaluate, and no need to look at it again.
+          else if (v === 'filed') await deps.repo.done(c.id, undefined);
+        }
         // Stamped when claimed, not when the run began: a long run must not claim already expired.
         const claimed = new Set(
           await deps.repo.claim(

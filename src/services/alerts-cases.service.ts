@@ -17,7 +17,6 @@ import { alertView, caseView, decodeCursor, encodeCursor, iso, refusal, UUID } f
 import type { ClientContext } from './evaluation.service.ts';
 import type { Principal } from './keys.service.ts';
 
-const STR_RULE = 'MICA-RPT-001';
 const FINAL = {
   alert: statusesOf('alert').filter((s) => isFinalStatus('alert', s)),
   case: statusesOf('case').filter((s) => isFinalStatus('case', s)),
@@ -144,7 +143,10 @@ export function createAlertsCasesService(deps: {
             id: randomUUID(),
             client_id: p.clientId,
             reason: truncate(`Escalated from alert ${alert.id}${body.note ? `: ${body.note}` : ''}`, 500),
-            is_str: alert.rule_ids.includes(STR_RULE),
+            // The STR case is the one the MICA-RPT-001 evaluation opened (CONTRACT §5): a case opened
+            // by escalating its alert (after that case was closed) is not a second STR case, whose
+            // sweep would record a missed filing deadline the first one may well have met.
+            is_str: false,
             rule_ids: alert.rule_ids,
             evaluation_id: alert.evaluation_id,
             due_at: caseDueAt(at, cal).toISOString(),

@@ -8,6 +8,8 @@ export interface StrCandidate {
   case_number: string;
   created_at: Date;
   customer_id: string | null;
+  /** When the case was closed as str_filed (its closing history entry); null while it is not. */
+  filed_at: string | null;
 }
 
 /**
@@ -16,8 +18,9 @@ export interface StrCandidate {
  */
 export const STR_CLAIM_LEASE_MS = 10 * 60_000;
 
-// Only a closing as str_filed ends the filing deadline; any other closing leaves the STR unfiled.
-const PENDING = sql`is_str AND NOT str_sweep_done AND NOT (status = 'closed' AND resolution IS NOT DISTINCT FROM 'str_filed')`;
+// Every STR case the sweep has not settled: a closing as str_filed is judged by when it happened
+// (filed after the deadline is still a missed deadline), any other closing leaves the STR unfiled.
+const PENDING = sql`is_str AND NOT str_sweep_done`;
 /** Not held by a live claim of another sweep. */
 const UNCLAIMED = (now: Date) =>
   sql`(str_sweep_claimed_at IS NULL OR str_sweep_claimed_at < ${new Date(now.getTime() - STR_CLAIM_LEASE_MS).toISOString()}::timestamptz)`;
@@ -35,7 +38,11 @@ export function createStrSweepRepo(db: Db) {
         SELECT c.id, c.client_id, c.case_number, c.created_at,
                (SELECT a.customer_id FROM alerts a
                  WHERE a.case_id = c.id AND a.customer_id IS NOT NULL
-                 ORDER BY a.created_at LIMIT 1) AS customer_id
+                 ORDER BY a.created_at LIMIT 1) AS customer_id,
+               CASE WHEN c.status = 'closed' AND c.resolution = 'str_filed' THEN
+                 (SELECT min(h->>'at') FROM jsonb_array_elements(c.history) h
+                   WHERE h->>'to' = 'closed' AND h->>'from' <> 'closed')
+               END AS filed_at
           FROM cases c
          WHERE ${PENDING} AND ${UNCLAIMED(before)} AND c.created_at < ${before.toISOString()}::timestamptz
            ${after ? sql`AND (c.created_at, c.id) > (${after.createdAt}::timestamptz, ${after.id}::uuid)` : sql``}

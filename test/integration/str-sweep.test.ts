@@ -49,6 +49,15 @@ describe('STR sweep', () => {
       payload: { to: 'closed', resolution },
     });
   const sweep = () => t.deps.jobs.run('str-sweep') as Promise<StrSweepResult>;
+  /** Moves a case's closing (its history entry into `closed`) to `days` days ago. */
+  const filedDaysAgo = (id: string, days: number) =>
+    sql`UPDATE cases SET history = (
+          SELECT jsonb_agg(CASE WHEN h->>'to' = 'closed' AND h->>'from' <> 'closed'
+                   THEN jsonb_set(h, '{at}', to_jsonb(to_char((now() - make_interval(days => ${days})) AT TIME ZONE 'UTC',
+                                                            'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')))
+                   ELSE h END ORDER BY o)
+            FROM jsonb_array_elements(history) WITH ORDINALITY AS x(h, o))
+        WHERE id = ${id}`.execute(t.deps.db);
   /** Each case's `str_sweep_done`, by id. */
   const sweptFlags = async (ids: string[]) =>
     Object.fromEntries(
@@ -63,14 +72,30 @@ describe('STR sweep', () => {
     assert.equal((await close(closedUnfiled.id, 'no_action')).statusCode, 200);
     const filed = await openCase(true, 10);
     assert.equal((await close(filed.id, 'str_filed')).statusCode, 200);
+    await filedDaysAgo(filed.id, 9); // the day after it was opened: in time
+    // Filed, but only after the deadline had passed (and before any sweep saw it): still missed.
+    const filedLate = await openCase(true, 10);
+    assert.equal((await close(filedLate.id, 'str_filed')).statusCode, 200);
     const recent = await openCase(true, 0);
     const notStr = await openCase(false, 10);
 
     const first = await sweep();
     const swept = first.evaluated.map((e) => e.case_id).sort();
-    assert.deepEqual(swept, [overdue.id, closedUnfiled.id].sort());
+    assert.deepEqual(swept, [overdue.id, closedUnfiled.id, filedLate.id].sort());
     assert.equal(first.failed, 0);
     for (const skipped of [filed, recent, notStr]) assert.ok(!swept.includes(skipped.id));
+    // The one filed in time is settled: not looked at again.
+    assert.deepEqual(await sweptFlags([filed.id, recent.id]), { [filed.id]: true, [recent.id]: false });
+    const late = await t.deps.db
+      .selectFrom('cases')
+      .select(['history', 'status', 'resolution'])
+      .where('id', '=', filedLate.id)
+      .executeTakeFirstOrThrow();
+    assert.deepEqual([late.status, late.resolution], ['closed', 'str_filed']);
+    assert.match(
+      (late.history as { note: string }[]).at(-1)!.note,
+      /^STR not filed within the deadline \(filed .*, after it\): MICA-RPT-002/,
+    );
 
     const entry = first.evaluated.find((e) => e.case_id === overdue.id)!;
     assert.equal(entry.alert, true);
@@ -138,7 +163,7 @@ describe('STR sweep', () => {
     assert.deepEqual(all, cases.map((c) => c.id).sort());
     const n = await sql<{ n: number }>`
       SELECT count(*)::int AS n FROM evaluations WHERE evaluator_id = 'system:str-sweep'`.execute(t.deps.db);
-    assert.equal(Number(n.rows[0]!.n), 2 + 3);
+    assert.equal(Number(n.rows[0]!.n), 3 + 3, 'three of the first test, three here');
   });
 
   it('a sweep that died after claiming leaves nothing unevaluated: an expired claim is taken up again', async () => {
@@ -200,5 +225,34 @@ describe('STR sweep', () => {
     const r = await sweep();
     assert.ok(!r.evaluated.some((e) => e.case_id === c.id));
     assert.ok(r.checked >= 1);
+  });
+  it('a case opened by escalating an STR alert is not a second STR case', async () => {
+    const str = await openCase(true, 10);
+    assert.equal((await close(str.id, 'str_filed')).statusCode, 200);
+    await filedDaysAgo(str.id, 9);
+    const alert = await t.deps.db
+      .selectFrom('alerts')
+      .select(['id'])
+      .where('case_id', '=', str.id)
+      .executeTakeFirstOrThrow();
+    const escalated = await t.app.inject({
+      method: 'POST',
+      url: `/api/alerts/${alert.id}/transition`,
+      headers: auth,
+      payload: { to: 'escalated' },
+    });
+    assert.equal(escalated.statusCode, 200, escalated.body);
+    const opened = await t.deps.db
+      .selectFrom('cases')
+      .select(['id', 'is_str', 'rule_ids'])
+      .where('reason', 'like', `Escalated from alert ${alert.id}%`)
+      .executeTakeFirstOrThrow();
+    assert.equal(opened.is_str, false);
+    assert.ok(opened.rule_ids.includes('MICA-RPT-001'));
+    await sql`UPDATE cases SET created_at = now() - interval '10 days' WHERE id = ${opened.id}`.execute(
+      t.deps.db,
+    );
+    const result = await sweep();
+    assert.ok(!result.evaluated.some((e) => e.case_id === opened.id || e.case_id === str.id));
   });
 });

@@ -48,7 +48,7 @@ export function createStrSweep(deps: {
    */
   async function verdict(c: StrCandidate, at: Date): Promise<'wait' | 'filed' | 'due'> {
     const ctx = await deps.clientContext(c.client_id);
-    if (!ctx || ctx.settings.disabled_rules.includes(RULE)) return 'wait';
+    if (!ctx) return 'wait';
     const cal = clientCalendar({
       timeZone: ctx.settings.time_zone,
       holidayCountry: ctx.settings.holiday_country,
@@ -58,7 +58,10 @@ export function createStrSweep(deps: {
       cal,
       ctx.settings.thresholds.str_filing_business_days,
     );
+    // Filed in time settles the case whatever the client's rules are now (read again every sweep
+    // otherwise, for good, where MICA-RPT-002 is disabled).
     if (c.filed_at !== null && new Date(c.filed_at).getTime() <= deadline.getTime()) return 'filed';
+    if (ctx.settings.disabled_rules.includes(RULE)) return 'wait';
     return at.getTime() > deadline.getTime() ? 'due' : 'wait';
   }
 
@@ -127,12 +130,14 @@ export function createStrSweep(deps: {
         after = { createdAt: new Date(last.created_at).toISOString(), id: last.id };
         result.checked += page.length;
         const due: StrCandidate[] = [];
+        const filed: string[] = [];
         for (const c of page) {
           const v = await verdict(c, at);
           if (v === 'due') due.push(c);
-          // Filed in time: nothing to evaluate, and no need to look at it again.
-          else if (v === 'filed') await deps.repo.done(c.id, undefined);
+          else if (v === 'filed') filed.push(c.id);
         }
+        // Filed in time: nothing to evaluate, and no need to look at them again.
+        await deps.repo.settle(filed);
         // Stamped when claimed, not when the run began: a long run must not claim already expired.
         const claimed = new Set(
           await deps.repo.claim(

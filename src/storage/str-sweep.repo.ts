@@ -65,6 +65,13 @@ export function createStrSweepRepo(db: Db) {
       return res.rows.map((r) => r.id);
     },
 
+    /** Settles cases filed in time: nothing to evaluate, not read again (one statement per page). */
+    async settle(ids: string[]): Promise<void> {
+      if (ids.length === 0) return;
+      await sql`UPDATE cases SET str_sweep_done = true, str_sweep_claimed_at = NULL
+                 WHERE id IN (${sql.join(ids)}) AND NOT str_sweep_done`.execute(db);
+    },
+
     /** Gives a case back to the next sweep at once (its evaluation failed). */
     async release(id: string): Promise<void> {
       await sql`UPDATE cases SET str_sweep_claimed_at = NULL WHERE id = ${id} AND NOT str_sweep_done`.execute(

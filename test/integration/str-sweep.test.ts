@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import type { StrSweepResult } from '../../src/jobs/str-sweep.ts';
 import { up as repairStrSweep } from '../../src/storage/migrations/020-str-sweep-repair.ts';
+import { up as clearEscalatedStr } from '../../src/storage/migrations/026-escalated-cases-not-str.ts';
 import { createStrSweepRepo, STR_CLAIM_LEASE_MS } from '../../src/storage/str-sweep.repo.ts';
 import { clientWithKey, startTestApp, type TestApp } from '../helpers/harness.ts';
 
@@ -218,6 +219,57 @@ describe('STR sweep', () => {
     });
     const r = await sweep();
     assert.ok(r.evaluated.some((e) => e.case_id === lost.id));
+  });
+
+  it('a case filed in time is settled even where MICA-RPT-002 is disabled (not read again forever)', async () => {
+    const quiet = await clientWithKey(t, 'quiet');
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/mica/evaluate',
+      headers: quiet.auth,
+      payload: {
+        client_id: 'quiet',
+        trigger_type: 'transaction',
+        data: { customer_id: 'q', customer_verified: true, suspicious_activity_detected: true },
+      },
+    });
+    assert.equal(res.statusCode, 200, res.body);
+    const c = await t.deps.db
+      .selectFrom('cases')
+      .select(['id'])
+      .where('evaluation_id', '=', res.json().evaluation_id)
+      .executeTakeFirstOrThrow();
+    await sql`UPDATE cases SET created_at = now() - interval '10 days' WHERE id = ${c.id}`.execute(t.deps.db);
+    const closed = await t.app.inject({
+      method: 'POST',
+      url: `/api/cases/${c.id}/transition`,
+      headers: quiet.auth,
+      payload: { to: 'closed', resolution: 'str_filed' },
+    });
+    assert.equal(closed.statusCode, 200, closed.body);
+    await filedDaysAgo(c.id, 9);
+    await t.deps.clients.setSettings('quiet', { disabled_rules: ['MICA-RPT-002'] }, 'test');
+    const r = await sweep();
+    assert.ok(!r.evaluated.some((e) => e.case_id === c.id));
+    assert.deepEqual(await sweptFlags([c.id]), { [c.id]: true });
+  });
+
+  it('migration 026 clears the STR mark of escalation-opened cases not yet swept', async () => {
+    const str = await openCase(true, 3);
+    await sql`UPDATE cases SET reason = 'Escalated from alert 00000000-0000-0000-0000-000000000000' WHERE id = ${str.id}`.execute(
+      t.deps.db,
+    );
+    const kept = await openCase(true, 3);
+    await clearEscalatedStr(t.deps.db as never);
+    const rows = await t.deps.db
+      .selectFrom('cases')
+      .select(['id', 'is_str'])
+      .where('id', 'in', [str.id, kept.id])
+      .execute();
+    assert.deepEqual(Object.fromEntries(rows.map((r) => [r.id, r.is_str])), {
+      [str.id]: false,
+      [kept.id]: true,
+    });
   });
 
   it('honours the client calendar: not yet due within 2 business days', async () => {

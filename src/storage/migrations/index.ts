@@ -24,6 +24,7 @@ import * as m022 from './022-case-former-alerts.ts';
 import * as m023 from './023-chain-seq-positive.ts';
 import * as m024 from './024-audit-views-chain-position.ts';
 import * as m025 from './025-retention-nothing-due.ts';
+import * as m026 from './026-escalated-cases-not-str.ts';
 
 /** Migrations are compiled in, so a fresh clone migrates without reading a folder at run time. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -51,6 +52,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '023-chain-seq-positive': m023,
   '024-audit-views-chain-position': m024,
   '025-retention-nothing-due': m025,
+  '026-escalated-cases-not-str': m026,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

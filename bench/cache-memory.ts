@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { createMemoryCache } from '../src/cache/memory.cache.ts';
 import { createRedisCache } from '../src/cache/redis.cache.ts';
@@ -9,7 +10,10 @@ import { walletCacheKey } from '../src/services/cache-keys.ts';
  * `node --expose-gc --import tsx bench/cache-memory.ts <entries> <answer.json>`; prints one JSON line.
  * In-process: V8 heap used after a full GC and RSS, before and after filling an LRU sized for N.
  * Redis (BENCH_REDIS_URL, default redis://127.0.0.1:6379/15): INFO used_memory before and after
- * under a namespace unique to this run, plus MEMORY USAGE of sampled keys; the keys are deleted.
+ * filling, through the cache's own set (bound = N, so nothing is evicted), under a namespace
+ * unique to this run: the figure includes the LRU index the cache keeps beside the entries (two
+ * sorted sets), as the service would hold it. Plus MEMORY USAGE of sampled entries and of the two
+ * index keys; everything is deleted at the end.
  */
 const entries = Number(process.argv[2] ?? 1_000_000);
 const answer = process.argv[3]
@@ -48,28 +52,39 @@ async function inProcess() {
 async function redis() {
   const url = process.env.BENCH_REDIS_URL || 'redis://127.0.0.1:6379/15';
   const namespace = `mica:bench-mem:${randomBytes(6).toString('hex')}:`;
-  const cache = createRedisCache(url, { namespace });
+  // Bound = N: every entry stays, each with its two index members, as in a full cache of N.
+  const cache = createRedisCache(url, { namespace, maxEntries: entries });
   const used = async () => Number(/used_memory:(\d+)/.exec(await cache.client.info('memory'))?.[1]);
+  // The cache refuses commands until the connection is ready (it is only a saving in the service).
+  if (cache.client.status !== 'ready') await once(cache.client, 'ready');
   try {
     const u0 = await used();
+    // A batch of sets at once: ioredis writes them back to back on its one connection, so a
+    // batch costs about one round trip, as a pipeline would.
     const batch = 2000;
     for (let i = 0; i < entries; i += batch) {
-      const pipe = cache.client.pipeline();
+      const sets: Promise<void>[] = [];
       for (let j = i; j < Math.min(entries, i + batch); j++) {
         const [k, v] = entry(j);
-        pipe.set(namespace + k, v, 'EX', 300);
+        sets.push(cache.set(k, v, 300));
       }
-      await pipe.exec();
+      await Promise.all(sets);
     }
     const u1 = await used();
     const sample = cache.client.pipeline();
     const keys = await cache.client.scan('0', 'MATCH', `${namespace}*`, 'COUNT', 1000);
     for (const k of keys[1].slice(0, 200)) sample.memory('USAGE', k);
     const sizes = ((await sample.exec()) ?? []).map(([, n]) => Number(n));
+    // The index keys' names are the cache's own (redis.cache.ts): outside the namespace.
+    const index = cache.client.pipeline();
+    for (const k of [`lru-index:${namespace}`, `lru-expiry:${namespace}`]) index.memory('USAGE', k);
+    const indexBytes = ((await index.exec()) ?? []).reduce((sum, [, n]) => sum + Number(n ?? 0), 0);
     return {
       usedMiB: mib(u1 - u0),
       perEntryBytes: (u1 - u0) / entries,
       sampledPerEntryBytes: sizes.reduce((a, b) => a + b, 0) / Math.max(1, sizes.length),
+      indexMiB: mib(indexBytes),
+      indexPerEntryBytes: indexBytes / entries,
     };
   } finally {
     await cache.delPrefix('');

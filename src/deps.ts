@@ -187,6 +187,12 @@ export async function createDeps(
     stats: cacheStats,
     onCacheError: (err) =>
       opts.logger?.warn({ err }, 'wallet-screening cache unavailable; screening uncached'),
+    // The value a vendor sent that could not be read goes here only, never into the answer.
+    onVendorFailure: (err) =>
+      opts.logger?.warn(
+        { vendor: err.vendor, breaker_state: err.state, reason: err.message, received: err.received },
+        'vendor call failed',
+      ),
   });
 
   const auditQuery = createAuditQueryRepo(db);

@@ -33,7 +33,9 @@ export function createMemoryCache(opts: { maxEntries?: number; maxBytes?: number
       let entries = 0;
       let bytes = 0;
       for (const k of keysWith(prefix)) {
-        const v = lru.get(k);
+        // peek, not get: get refreshes an entry's recency, so measuring would change which entry
+        // is evicted next (every measured entry would become recently used).
+        const v = lru.peek(k);
         if (v === undefined) continue;
         entries++;
         bytes += (k.length + v.length) * 2;

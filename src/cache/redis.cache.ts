@@ -35,15 +35,20 @@ local now = t[1] .. usec
 `;
 
 // KEYS: entry, LRU index, expiry index. A hit refreshes the entry's place; a miss drops any member
-// left of it (it expired, or went otherwise), all in the one round trip of the read.
+// left of it (it expired, or went otherwise), all in the one round trip of the read. The index
+// updates go through pcall: they are bookkeeping, and a refused one must not fail the read. A
+// Redis with a maxmemory and noeviction refuses a growing write (ZADD) when full, and with
+// redis.call that error would abort the script: the read would fail (a miss) where a plain GET
+// finds the value. So a read that found its value returns it, the entry's recency then not
+// refreshed until Redis has room again (the entry may be evicted a little early: the bound holds).
 const GET = `
 local v = redis.call('GET', KEYS[1])
 if v then
   ${NOW}
-  redis.call('ZADD', KEYS[2], 'XX', now, KEYS[1])
+  redis.pcall('ZADD', KEYS[2], 'XX', now, KEYS[1])
 else
-  redis.call('ZREM', KEYS[2], KEYS[1])
-  redis.call('ZREM', KEYS[3], KEYS[1])
+  redis.pcall('ZREM', KEYS[2], KEYS[1])
+  redis.pcall('ZREM', KEYS[3], KEYS[1])
 end
 return v
 `;

@@ -14,7 +14,12 @@ import {
   validateAddress,
 } from '../domain/screening/index.ts';
 import { AppError, validationError } from '../errors.ts';
-import { BreakerOpenError, VendorFailedError, type Vendors } from '../vendors/index.ts';
+import {
+  BreakerOpenError,
+  type VendorFailedError,
+  type VendorOutcome,
+  type Vendors,
+} from '../vendors/index.ts';
 import { CACHE_TTL_SECONDS, rulesFingerprint, walletCacheKey } from './cache-keys.ts';
 import type { CacheStatsService } from './cache-stats.service.ts';
 import type { ClientContext, EvaluationService } from './evaluation.service.ts';
@@ -82,20 +87,28 @@ const LIST_HIT: RiskPart = {
   sanctions_hit: true,
 };
 
+/** The vendors' part of a screening: the views given, and the vendors whose view is missing. */
+interface VendorViews {
+  parts: RiskPart[];
+  missing: string[];
+}
+
 /**
- * Wallet screening (CONTRACT §7): cache → held sanctions lists → vendors behind their breakers
- * (not asked on a held-list hit) → names → the wallet_screen rules through the evaluation service
- * (so it is audited like any evaluation). Only the audit write and the vendor calls leave the
- * process on the way.
+ * Wallet screening (CONTRACT §7): cache → held sanctions lists and vendors behind their breakers,
+ * combined (the worst wins) → names → the wallet_screen rules through the evaluation service (so
+ * it is audited like any evaluation). Only the audit write and the vendor calls leave the process
+ * on the way.
  */
 export function createScreeningService(deps: {
   lists: Pick<SanctionsListsService, 'current'>;
-  vendors: Pick<Vendors, 'names' | 'screen' | 'breakers'>;
+  vendors: Pick<Vendors, 'names' | 'screenEach' | 'breakers'>;
   evaluation: Pick<EvaluationService, 'evaluate'>;
   clientContext: (clientId: string) => Promise<ClientContext | undefined>;
   cache: Pick<Cache, 'get' | 'set'>;
   stats: Pick<CacheStatsService, 'record'>;
   onCacheError?: (err: unknown) => void;
+  /** Told of every failed vendor call, with the value it could not read (for the log only). */
+  onVendorFailure?: (err: VendorFailedError) => void;
 }) {
   const ttl = CACHE_TTL_SECONDS.wallet_screening;
   const retryAfter = Math.ceil(deps.vendors.breakers.options.recoveryMs / 1000);
@@ -113,19 +126,38 @@ export function createScreeningService(deps: {
   const flights = createSingleFlight<string>();
 
   /**
-   * Vendor views of an address that no held list names. A vendor call that fails, or a breaker
-   * that refuses, fails the screening (503 VENDOR, CONTRACT §7).
+   * The vendors' views of an address, every configured vendor asked (also for an address a held
+   * list names: their exposures and activity belong in its profile too). A vendor call that fails,
+   * or a breaker that refuses, fails the screening (503 VENDOR, CONTRACT §7), except for a listed
+   * address (`listHit`): its answer does not depend on the vendors (BLOCK, critical, sanctioned 1
+   * whatever they say), so it is given from the lists and the vendors that did answer, and the
+   * missing ones are named. Each call is bounded by the vendor timeout, and counted once by its
+   * breaker either way.
    */
-  async function vendorParts(req: ScreeningRequest): Promise<RiskPart[]> {
-    if (deps.vendors.names.length === 0) return [];
+  async function vendorViews(req: ScreeningRequest, listHit: boolean): Promise<VendorViews> {
+    if (deps.vendors.names.length === 0) return { parts: [], missing: [] };
+    let outcomes: VendorOutcome[];
     try {
-      return await deps.vendors.screen(req.wallet_address, req.blockchain);
+      outcomes = await deps.vendors.screenEach(req.wallet_address, req.blockchain);
     } catch (err) {
-      if (err instanceof BreakerOpenError)
-        throw unavailable(err.vendor, err.state, `circuit breaker ${err.state}`);
-      if (err instanceof VendorFailedError) throw unavailable(err.vendor, err.state, err.message);
-      throw err;
+      if (!(err instanceof BreakerOpenError)) throw err;
+      // The breakers admit all vendors or none: an OPEN one means none was asked.
+      if (listHit) return { parts: [], missing: [...deps.vendors.names] };
+      throw unavailable(err.vendor, err.state, `circuit breaker ${err.state}`);
     }
+    const views: VendorViews = { parts: [], missing: [] };
+    let failed: VendorFailedError | undefined;
+    for (const o of outcomes) {
+      if (o.ok) {
+        views.parts.push(o.risk);
+        continue;
+      }
+      deps.onVendorFailure?.(o.error);
+      failed ??= o.error;
+      views.missing.push(o.vendor);
+    }
+    if (failed && !listHit) throw unavailable(failed.vendor, failed.state, failed.message);
+    return views;
   }
 
   return {
@@ -180,14 +212,12 @@ export function createScreeningService(deps: {
   ): Promise<string> {
     const key = walletCacheKey(principal.clientId, req.wallet_address, req.blockchain);
     const addressHits = lists.addresses.lookup(req.blockchain, req.wallet_address);
-    // A held-list hit is final (score 100, sanctioned 1, critical, BLOCK) and no vendor can change
-    // that, so the vendors are not asked: the block is answered at once whatever state they are in
-    // (failing, hanging, breaker OPEN: CONTRACT §7 answers it without them then), and the same
-    // address gets the same answer from one call to the next, so it is cached like any other.
-    // What is given up: a vendor's darknet / mixer exposure and activity date for a designated
-    // address (see README, "Failures and breakers").
+    // The lists and the vendors are combined (CONTRACT §7), a listed address included. A listed
+    // address is never answered 503: without a vendor's part its answer is still the block, but
+    // it is incomplete (that vendor's exposures and activity are missing), so it is not cached and
+    // its audit record names the missing vendors (see README, "Failures and breakers").
     const listHit = addressHits.length > 0;
-    const parts = listHit ? [] : await vendorParts(req);
+    const { parts, missing } = await vendorViews(req, listHit);
     const risk = combineRisk([...(listHit ? [LIST_HIT] : []), ...parts]);
 
     const matches = addressHits.map(addressMatch);
@@ -238,8 +268,8 @@ export function createScreeningService(deps: {
           sanctions_matches: matches,
           sanctions_lists: lists.tag,
           vendors: deps.vendors.names,
-          // The record says the vendors in use were not asked, and why.
-          ...(listHit && deps.vendors.names.length > 0 ? { vendors_skipped: 'held_list_hit' } : {}),
+          // The record says which vendors' views the decision lacks (a listed address only).
+          ...(missing.length > 0 ? { vendors_incomplete: missing } : {}),
           ...pick(req, [
             'transaction_amount_eur',
             'originator_name',
@@ -255,7 +285,8 @@ export function createScreeningService(deps: {
       risk_profile: profile,
       rule_evaluation: ruleEvaluation(evaluation.results, evaluation),
     });
-    if (cachePrefix !== undefined) await cacheSet(key, `${cachePrefix}${json}`);
+    // Only a complete answer is cached: the next request asks the missing vendors again.
+    if (cachePrefix !== undefined && missing.length === 0) await cacheSet(key, `${cachePrefix}${json}`);
     return json;
   }
 }

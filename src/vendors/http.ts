@@ -1,12 +1,17 @@
 import type { Dispatcher } from 'undici';
 import type { CallOutcome } from './breaker.ts';
 
-/** A vendor call that produced no usable answer; `outcome` is what it means to the breaker. */
+/**
+ * A vendor call that produced no usable answer; `outcome` is what it means to the breaker. The
+ * message may be shown to the caller; `received` (the vendor's value that could not be read) is
+ * for the server log only.
+ */
 export class VendorCallError extends Error {
   constructor(
     readonly vendor: string,
     message: string,
     readonly outcome: Exclude<CallOutcome, 'success'>,
+    readonly received?: string,
   ) {
     super(`${vendor}: ${message}`);
   }

@@ -19,16 +19,25 @@ export const VENDOR_NAMES: readonly VendorName[] = ['vendor_a', 'vendor_b', 'ven
 /** Spec: a breaker opens after 5 consecutive failures. */
 export const FAILURE_THRESHOLD = 5;
 
-/** A vendor gave no usable answer; `state` is its breaker's state after counting that. */
+/**
+ * A vendor gave no usable answer; `state` is its breaker's state after counting that. The message
+ * may be shown to the caller; `received` (what could not be read) is for the server log only.
+ */
 export class VendorFailedError extends Error {
   constructor(
     readonly vendor: VendorName,
     readonly state: BreakerState,
     reason: string,
+    readonly received?: string,
   ) {
     super(reason);
   }
 }
+
+/** How one vendor's call of a screening ended. */
+export type VendorOutcome =
+  | { vendor: VendorName; ok: true; risk: RiskPart }
+  | { vendor: VendorName; ok: false; error: VendorFailedError };
 
 type VendorConfig = Pick<
   Config,
@@ -106,27 +115,35 @@ export function createVendors(
       const outcome = err instanceof VendorCallError ? err.outcome : 'failure';
       await breakers.settle(permit, outcome);
       const state = (await breakers.status().catch(() => undefined))?.[client.name].state ?? 'CLOSED';
-      throw new VendorFailedError(client.name, state, (err as Error).message);
+      const received = err instanceof VendorCallError ? err.received : undefined;
+      throw new VendorFailedError(client.name, state, (err as Error).message, received);
     }
+  }
+
+  /**
+   * Every configured vendor's call, in parallel, each settled with its breaker once; throws
+   * BreakerOpenError (no vendor called) when a breaker refuses. Each call is bounded by
+   * VENDOR_TIMEOUT_MS, so this is too.
+   */
+  async function screenEach(address: string, chain: Chain): Promise<VendorOutcome[]> {
+    const permits = await breakers.admit(clients.map((c) => c.name));
+    const settled = await Promise.allSettled(clients.map((c, i) => callOne(c, permits[i]!, address, chain)));
+    return settled.map((s, i): VendorOutcome => {
+      const vendor = clients[i]!.name;
+      if (s.status === 'fulfilled') return { vendor, ok: true, risk: s.value };
+      const error =
+        s.reason instanceof VendorFailedError
+          ? s.reason
+          : new VendorFailedError(vendor, 'CLOSED', String((s.reason as Error)?.message ?? s.reason));
+      return { vendor, ok: false, error };
+    });
   }
 
   return {
     /** Names of the vendors in use. */
     names: clients.map((c) => c.name),
     breakers,
-    /**
-     * Every configured vendor's view of the address, called in parallel. Throws BreakerOpenError
-     * (no vendor called) when a breaker refuses, VendorFailedError when a vendor fails.
-     */
-    async screen(address: string, chain: Chain): Promise<RiskPart[]> {
-      const permits = await breakers.admit(clients.map((c) => c.name));
-      const settled = await Promise.allSettled(
-        clients.map((c, i) => callOne(c, permits[i]!, address, chain)),
-      );
-      const failed = settled.find((s) => s.status === 'rejected');
-      if (failed) throw (failed as PromiseRejectedResult).reason;
-      return settled.map((s) => (s as PromiseFulfilledResult<RiskPart>).value);
-    },
+    screenEach,
     async close() {
       await store.close();
       await dispatcher.close();

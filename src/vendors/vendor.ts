@@ -26,9 +26,10 @@ export function asObject(value: unknown): Record<string, unknown> | undefined {
 
 /**
  * The risk a vendor's answer gives, or a failure (counted by its breaker) naming the field that
- * could not be read: an answer nobody understood is never taken as clean.
+ * could not be read: an answer nobody understood is never taken as clean. The value itself rides
+ * along apart from the message, for the log only.
  */
 export function riskOf(vendor: VendorName, reading: VendorReading): RiskPart {
   if (reading.ok) return reading.risk;
-  throw new VendorCallError(vendor, `unreadable answer: ${reading.problem}`, 'failure');
+  throw new VendorCallError(vendor, `unreadable answer: ${reading.problem}`, 'failure', reading.received);
 }

@@ -22,6 +22,7 @@ const RECOVERY_MS = 2000;
 describe('vendor circuit breakers over real HTTP (fake vendors on 127.0.0.1)', () => {
   let v: VendorApp;
   let t: VendorApp['t'];
+  let a: FakeVendor;
   let b: FakeVendor;
   let c: FakeVendor;
   let auth: Record<string, string>;
@@ -31,7 +32,7 @@ describe('vendor circuit breakers over real HTTP (fake vendors on 127.0.0.1)', (
       VENDOR_TIMEOUT_MS: '1500',
       BREAKER_RECOVERY_MS: String(RECOVERY_MS),
     });
-    ({ t, b, c, auth } = v);
+    ({ t, a, b, c, auth } = v);
   });
   after(() => v.close());
   beforeEach(() => v.reset());
@@ -45,6 +46,34 @@ describe('vendor circuit breakers over real HTTP (fake vendors on 127.0.0.1)', (
     expectVendorError(t, auth, address, vendor, state, RECOVERY_MS / 1000);
 
   const cachedAddress = freshEvm();
+
+  /** Drops the caller's cached answers for an address. */
+  const invalidate = async (address: string) => {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/mica/cache/invalidate',
+      headers: { ...v.admin, 'content-type': 'application/json' },
+      payload: JSON.stringify({ cache: 'wallet_screening', wallet_address: address }),
+    });
+    assert.equal(res.statusCode, 200, res.body);
+  };
+  const records = (address: string) =>
+    t.deps.db
+      .selectFrom('evaluations')
+      .select(['request', 'evaluated_at'])
+      .where('trigger_type', '=', 'wallet_screen')
+      .where('trigger_entity_id', '=', address)
+      .orderBy('evaluated_at', 'desc')
+      .execute();
+  /** How many screenings of the address were audited (a cache hit writes none). */
+  const recordCount = async (address: string) => (await records(address)).length;
+  /** The data of the latest audited screening of the address. */
+  const lastRecord = async (address: string): Promise<Record<string, unknown>> => {
+    const [row] = await records(address);
+    const request = typeof row?.request === 'string' ? JSON.parse(row.request) : row?.request;
+    assert.ok(request?.data, JSON.stringify(row));
+    return request.data;
+  };
 
   it('opens a breaker after 5 consecutive failures, then fails fast without calling any vendor', async () => {
     // A held list, imported first: an import changes the lists version and so retires cached answers.
@@ -70,21 +99,30 @@ describe('vendor circuit breakers over real HTTP (fake vendors on 127.0.0.1)', (
   it('while OPEN, a cached answer and a held-list hit are still answered', async () => {
     const listed = '1B64QRxfaa35MVkf7sDjuGUYAP5izQt7Qi';
     b.mode = 'error500';
-    // On a busy machine the recovery time may pass before or during the two requests: a failing
-    // test request reopens the breaker, and the pair counts only if it stayed OPEN throughout.
+    // On a busy machine the recovery time may pass before or during the requests: a test request
+    // then goes to the vendors (and, failing, reopens the breaker), so the attempt counts only if
+    // no vendor was called and the breaker stayed OPEN throughout.
     for (let attempt = 1; ; attempt++) {
       if ((await status()).vendor_b!.state !== 'OPEN') await screenGet(t, auth, freshEvm(), 'ethereum');
       assert.equal((await status()).vendor_b!.state, 'OPEN');
       const before = calls();
       const cached = await screenGet(t, auth, cachedAddress, 'ethereum');
       const res = await screenGet(t, auth, listed, 'bitcoin');
-      if ((await status()).vendor_b!.state !== 'OPEN' && attempt < 5) continue;
+      const data = await lastRecord(listed);
+      const audited = await recordCount(listed);
+      const again = await screenGet(t, auth, listed, 'bitcoin');
+      if (((await status()).vendor_b!.state !== 'OPEN' || calls() !== before) && attempt < 5) continue;
       assert.equal(cached.statusCode, 200, cached.body);
       assert.equal(res.statusCode, 200, res.body);
       const s = res.json() as Screening;
       assert.equal(s.rule_evaluation.actions[0], 'BLOCK');
       assert.equal(s.risk_profile.sanctions_matches[0]?.entry_id, '33151');
       assert.equal(calls(), before, 'no vendor called');
+      // No vendor's part in it: the record names them all, and the answer is not cached.
+      assert.deepEqual(data.vendors_incomplete, ['vendor_a', 'vendor_b', 'vendor_c']);
+      assert.equal(again.statusCode, 200, again.body);
+      assert.equal(again.body, res.body);
+      assert.equal(await recordCount(listed), audited + 1, 'screened again, not served from the cache');
       break;
     }
   });
@@ -137,60 +175,101 @@ describe('vendor circuit breakers over real HTTP (fake vendors on 127.0.0.1)', (
     assert.equal((await status()).vendor_c!.failures, 0);
   });
 
-  it('a held-list hit is answered BLOCK at once, the vendors not asked, whatever state they are in', async () => {
+  it('a held-list hit asks the vendors like any address; a failing or hanging one leaves a BLOCK, not cached, naming it', async () => {
     const listed = '1B64QRxfaa35MVkf7sDjuGUYAP5izQt7Qi';
-    const invalidate = async () => {
-      const res = await t.app.inject({
-        method: 'POST',
-        url: '/api/mica/cache/invalidate',
-        headers: { ...v.admin, 'content-type': 'application/json' },
-        payload: JSON.stringify({ cache: 'wallet_screening', wallet_address: listed }),
-      });
-      assert.equal(res.statusCode, 200, res.body);
-    };
     // An earlier test's answer may be cached: this one must be screened.
-    await invalidate();
+    await invalidate(listed);
     const breakers = await status();
-    assert.equal(breakers.vendor_b!.state, 'CLOSED');
-    assert.equal(breakers.vendor_c!.state, 'CLOSED');
-    // A failing vendor and a hanging one, their breakers CLOSED: a call would be a 503 after the timeout.
+    for (const name of ['vendor_a', 'vendor_b', 'vendor_c'])
+      assert.equal(breakers[name]!.state, 'CLOSED', name);
+    b.answers.set(listed, [
+      {
+        address: listed,
+        chain: 'bitcoin',
+        addressRiskIndicators: [
+          {
+            category: 'Darknet Market',
+            categoryRiskScoreLevel: 10,
+            riskType: 'COUNTERPARTY',
+            totalVolumeUsd: '250',
+          },
+          {
+            category: 'Exchange',
+            categoryRiskScoreLevel: 1,
+            riskType: 'COUNTERPARTY',
+            totalVolumeUsd: '750',
+          },
+        ],
+        entities: [],
+        lastActivityAt: '2025-06-01T00:00:00Z',
+      },
+    ]);
+    c.answers.set(listed, {
+      risk_score: 5,
+      evaluation_detail: {
+        source: [{ rule_name: 'r', matched_elements: [{ category: 'Mixer', contribution_percentage: 40 }] }],
+      },
+    });
+    const block = (s: Screening) => {
+      assert.deepEqual(s.rule_evaluation.actions.slice(0, 1), ['BLOCK']);
+      assert.equal(s.rule_evaluation.should_block, true);
+      assert.equal(s.risk_profile.risk_category, 'critical');
+      assert.equal(s.risk_profile.risk_score, 100);
+      assert.equal(s.risk_profile.sanctioned_exposure, 1);
+      assert.equal(s.risk_profile.sanctions_matches[0]?.entry_id, '33151');
+    };
+
+    // Every vendor up: asked, and their exposures and activity are in the listed address's profile.
+    const full = await ok(listed, 'bitcoin');
+    block(full);
+    assert.deepEqual([a.calls.length, b.calls.length, c.calls.length], [1, 1, 1]);
+    assert.equal(full.risk_profile.darknet_exposure, 0.25);
+    assert.equal(full.risk_profile.mixer_exposure, 0.4);
+    assert.equal(full.risk_profile.last_activity_at, '2025-06-01T00:00:00.000Z');
+    const rules = full.rule_evaluation.triggered_rules.map((r) => r.rule_id);
+    assert.ok(rules.includes('MICA-WAL-001') && rules.includes('MICA-WAL-002'), rules.join());
+    assert.equal((await lastRecord(listed)).vendors_incomplete, undefined);
+    // A complete answer is cached like any other.
+    const records = await recordCount(listed);
+    assert.equal((await screenGet(t, auth, listed, 'bitcoin')).body, JSON.stringify(full));
+    assert.equal(calls(), 3);
+    assert.equal(await recordCount(listed), records);
+
+    // A failing vendor, its breaker CLOSED: still 200 BLOCK (never a 503 for a listed address), the
+    // others' parts in it, the failure counted once, the missing vendor named, nothing cached.
+    await invalidate(listed);
+    v.reset();
     b.mode = 'error500';
+    const failed = await ok(listed, 'bitcoin');
+    block(failed);
+    assert.equal(failed.risk_profile.darknet_exposure, 0, "vendor_b's part is missing");
+    assert.equal(failed.risk_profile.mixer_exposure, 0.4, "vendor_c's part is there");
+    assert.equal(b.calls.length, 1, 'asked once: no hidden retries');
+    const st = (await status()).vendor_b!;
+    assert.equal(st.state, 'CLOSED');
+    assert.equal(st.failures, breakers.vendor_b!.failures + 1);
+    assert.deepEqual((await lastRecord(listed)).vendors_incomplete, ['vendor_b']);
+    b.mode = 'ok';
+    const after = await ok(listed, 'bitcoin');
+    assert.equal(calls(), 6, 'not cached: the vendors are asked again');
+    assert.equal(after.risk_profile.darknet_exposure, 0.25);
+    assert.equal((await status()).vendor_b!.failures, 0);
+
+    // A hanging vendor is waited for no longer than its timeout.
+    await invalidate(listed);
+    v.reset();
     c.mode = 'hang';
     const started = Date.now();
-    const res = await screenGet(t, auth, listed, 'bitcoin');
+    const hung = await ok(listed, 'bitcoin');
     const waited = Date.now() - started;
-    assert.equal(res.statusCode, 200, res.body);
-    const s = res.json() as Screening;
-    assert.equal(s.rule_evaluation.actions[0], 'BLOCK');
-    assert.equal(s.rule_evaluation.should_block, true);
-    assert.equal(s.risk_profile.risk_category, 'critical');
-    assert.equal(s.risk_profile.risk_score, 100);
-    assert.equal(s.risk_profile.sanctioned_exposure, 1);
-    assert.equal(s.risk_profile.sanctions_matches[0]?.entry_id, '33151');
-    assert.ok(waited < 1000, `answered without waiting for the hanging vendor (${waited} ms)`);
-    assert.equal(calls(), 0, 'no vendor asked');
-    assert.deepEqual(await status(), breakers, 'no breaker moved');
-    // The record says the vendors were skipped for the hit.
-    const [row] = await t.deps.db
-      .selectFrom('evaluations')
-      .select('request')
-      .where('trigger_type', '=', 'wallet_screen')
-      .where('trigger_entity_id', '=', listed)
-      .orderBy('evaluated_at', 'desc')
-      .limit(1)
-      .execute();
-    const request = typeof row?.request === 'string' ? JSON.parse(row.request) : row?.request;
-    assert.equal(request?.data?.vendors_skipped, 'held_list_hit', JSON.stringify(row));
-
-    // The same answer as with every vendor up (so it may be cached, and is).
-    b.mode = 'ok';
-    c.mode = 'ok';
-    const cached = await screenGet(t, auth, listed, 'bitcoin');
-    assert.equal(cached.body, res.body);
-    await invalidate();
-    const fresh = await screenGet(t, auth, listed, 'bitcoin');
-    assert.equal(fresh.body, res.body);
-    assert.equal(calls(), 0);
+    block(hung);
+    assert.ok(waited >= 1400 && waited < 6000, `bounded by VENDOR_TIMEOUT_MS (${waited} ms)`);
+    assert.equal(hung.risk_profile.darknet_exposure, 0.25);
+    assert.equal(hung.risk_profile.mixer_exposure, 0);
+    assert.deepEqual((await lastRecord(listed)).vendors_incomplete, ['vendor_c']);
+    assert.equal((await status()).vendor_c!.failures, breakers.vendor_c!.failures + 1);
+    b.answers.delete(listed);
+    c.answers.delete(listed);
   });
 });
 

@@ -1,16 +1,23 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { Writable } from 'node:stream';
 import { after, before, beforeEach, describe, it } from 'node:test';
+import { pino } from 'pino';
+import { buildApp } from '../../src/app.ts';
+import { loadConfig } from '../../src/config.ts';
+import { createDeps } from '../../src/deps.ts';
 import {
   breakerStatus,
   expectVendorError,
   type FakeVendor,
   freshEvm,
   screenOk,
+  startFakeVendor,
   startVendorApp,
   type VendorApp,
 } from '../helpers/fake-vendors.ts';
-import { fixturePath, type Screening, screenGet, screenPost } from '../helpers/screening.ts';
+import { clientWithKey, freshDatabase, TEST_DATABASE_URL, TEST_REDIS_URL } from '../helpers/harness.ts';
+import { fixturePath, type Screening, screenGet, screenPost, uniqueClient } from '../helpers/screening.ts';
 
 const fixture = (name: string) => JSON.parse(readFileSync(fixturePath(`vendors/${name}`), 'utf8'));
 
@@ -206,13 +213,126 @@ describe('wallet screening through the three vendors: mapping and cache', () => 
       vendor.answers.set(address, answer(address));
       const failuresBefore = (await status())[name]!.failures;
       const body = await vendorError(address, name, 'CLOSED');
-      // The message (also logged with the 503) says which field could not be read.
+      // The message (also logged with the 503) says which field could not be read, and what was
+      // expected, but not the vendor's value (that goes to the server log only).
       assert.ok(body.error.includes(`${field}: expected `), body.error);
+      assert.ok(!/Lazarus|n\/a|-3\b/.test(JSON.stringify(body)), JSON.stringify(body));
       assert.equal((await status())[name]!.failures, failuresBefore + 1, `${name} counts the failure`);
       vendor.answers.delete(address);
       // Nothing was cached: the vendor's readable answer is asked for and taken.
       assert.deepEqual((await ok(address)).rule_evaluation.actions, ['ALLOW']);
     }
+  });
+
+  it("a float's rounding past a bound is the bound, not a failure; clearly out of range still fails", async () => {
+    const address = freshEvm();
+    c.answers.set(address, {
+      risk_score: 10.000001,
+      evaluation_detail: {
+        source: [
+          {
+            rule_name: 'r',
+            matched_elements: [{ category: 'Sanctions', contribution_percentage: 100.00000000000001 }],
+          },
+        ],
+        destination: [
+          { rule_name: 'r', matched_elements: [{ category: 'Darknet', contribution_percentage: -1e-7 }] },
+        ],
+      },
+    });
+    const failures = (await status()).vendor_c!.failures;
+    const s = await ok(address);
+    assert.equal(s.risk_profile.risk_score, 100);
+    assert.equal(s.risk_profile.sanctioned_exposure, 1);
+    assert.equal(s.risk_profile.darknet_exposure, 0);
+    assert.equal(s.rule_evaluation.should_block, true);
+    assert.equal((await status()).vendor_c!.failures, failures, 'not counted as a failure');
+    const bad = freshEvm();
+    c.answers.set(bad, { risk_score: 12, evaluation_detail: { source: [] } });
+    const body = await vendorError(bad, 'vendor_c', 'CLOSED');
+    assert.match(body.error, /risk_score: expected a number from 0 to 10, got a number out of range/);
+  });
+
+  it('optional parts sent as null, or left out, read as absent', async () => {
+    // vendor_c "no data": no score, no detail (left out, or null); destination and cluster_entities null.
+    const cAnswers: unknown[] = [
+      { risk_score: null },
+      { risk_score: null, evaluation_detail: null },
+      { risk_score: null, evaluation_detail: { source: [], destination: null }, cluster_entities: null },
+    ];
+    for (const answer of cAnswers) {
+      const address = freshEvm();
+      c.answers.set(address, answer);
+      const s = await ok(address);
+      assert.deepEqual(s.rule_evaluation.actions, ['ALLOW'], JSON.stringify(answer));
+    }
+    // A score without its detail: the score counts, nothing itemised (no exposure).
+    const scored = freshEvm();
+    c.answers.set(scored, { risk_score: 8 });
+    const s = await ok(scored);
+    assert.equal(s.risk_profile.risk_score, 80);
+    assert.equal(s.risk_profile.sanctioned_exposure, 0);
+    assert.deepEqual(s.rule_evaluation.actions, ['REVIEW']);
+    // vendor_b entities left out or null: none.
+    for (const entities of [undefined, null]) {
+      const address = freshEvm();
+      b.answers.set(address, [
+        {
+          address,
+          chain: 'ethereum',
+          addressRiskIndicators: [
+            { category: 'Darknet', categoryRiskScoreLevel: 10, riskType: 'COUNTERPARTY', totalVolumeUsd: 5 },
+          ],
+          ...(entities === undefined ? {} : { entities }),
+        },
+      ]);
+      const r = await ok(address);
+      assert.equal(r.risk_profile.darknet_exposure, 1, String(entities));
+    }
+    assert.equal((await status()).vendor_b!.failures, 0);
+    assert.equal((await status()).vendor_c!.failures, 0);
+  });
+
+  it('vendor_b riskType in any case and volumes as any numeral text; an unknown riskType fails, saying so', async () => {
+    const address = freshEvm();
+    b.answers.set(address, [
+      {
+        address,
+        chain: 'ethereum',
+        addressRiskIndicators: [
+          {
+            category: 'Sanctions',
+            categoryRiskScoreLevel: 15,
+            riskType: 'ownership',
+            totalVolumeUsd: '1e-7',
+          },
+          { category: 'Mixer', categoryRiskScoreLevel: 5, riskType: 'Counterparty', totalVolumeUsd: 3e-7 },
+        ],
+        entities: [],
+      },
+    ]);
+    const s = await ok(address);
+    assert.equal(s.risk_profile.sanctioned_exposure, 1);
+    assert.equal(s.risk_profile.mixer_exposure, 0.75);
+    assert.equal(s.rule_evaluation.actions[0], 'BLOCK');
+
+    const unknown = freshEvm();
+    b.answers.set(unknown, [
+      {
+        address: unknown,
+        chain: 'ethereum',
+        addressRiskIndicators: [
+          { category: 'Sanctions', categoryRiskScoreLevel: 15, riskType: 'BENEFICIAL', totalVolumeUsd: '1' },
+        ],
+        entities: [],
+      },
+    ]);
+    const body = await vendorError(unknown, 'vendor_b', 'CLOSED');
+    assert.match(
+      body.error,
+      /riskType: expected OWNERSHIP or COUNTERPARTY in any case \(an unknown risk type is refused/,
+    );
+    assert.ok(!body.error.includes('BENEFICIAL'), body.error);
   });
 
   it('a vendor_b entity (who controls the address) counts: a sanctioned one blocks, its level scores', async () => {
@@ -394,5 +514,55 @@ describe('wallet screening through the three vendors: mapping and cache', () => 
     const before = calls();
     await ok(address);
     assert.equal(calls(), before + 3);
+  });
+});
+
+describe("a vendor's value that cannot be read is logged, never answered", () => {
+  it('the 503 names the field and the expectation; the log line has the value', async () => {
+    const logs: Array<Record<string, unknown>> = [];
+    const sink = new Writable({
+      write(chunk, _enc, cb) {
+        for (const line of String(chunk).split('\n').filter(Boolean)) logs.push(JSON.parse(line));
+        cb();
+      },
+    });
+    const logger = pino({ level: 'warn' }, sink);
+    const vendor = await startFakeVendor('vendor_a');
+    const config = loadConfig({
+      MICA_DEMO_SEED: 'false',
+      LOG_LEVEL: 'warn',
+      AUTH_CACHE_MS: '0',
+      VENDOR_A_URL: vendor.url,
+      VENDOR_A_KEY: 'k',
+      ...(TEST_DATABASE_URL ? { DATABASE_URL: TEST_DATABASE_URL } : {}),
+      ...(TEST_REDIS_URL ? { REDIS_URL: TEST_REDIS_URL } : {}),
+    });
+    const deps = await createDeps(config, { database: await freshDatabase(), logger });
+    const app = await buildApp(deps, { logger });
+    await app.ready();
+    const t = { app, deps, config, close: async () => {} };
+    try {
+      const { auth } = await clientWithKey(t, uniqueClient('vendor-log'));
+      const address = freshEvm();
+      const secret = 'Licensed-Intel: cluster 0xfeed, analyst note 7';
+      vendor.answers.set(address, { identifications: [{ category: { label: secret } }] });
+      const res = await screenGet(t, auth, address, 'ethereum');
+      assert.equal(res.statusCode, 503, res.body);
+      assert.ok(!res.body.includes('Licensed-Intel'), res.body);
+      assert.match(
+        res.json().error,
+        /vendor_a: unreadable answer: identifications\[0\]\.category: expected a non-empty string, got an object/,
+      );
+      const line = logs.find((l) => l.msg === 'vendor call failed');
+      assert.ok(line, JSON.stringify(logs));
+      assert.equal(line.vendor, 'vendor_a');
+      assert.equal(line.breaker_state, 'CLOSED');
+      assert.match(String(line.reason), /identifications\[0\]\.category: expected a non-empty string/);
+      assert.equal(line.received, JSON.stringify({ label: secret }));
+    } finally {
+      await app.close();
+      await deps.close();
+      await vendor.close();
+    }
   });
 });

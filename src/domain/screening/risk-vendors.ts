@@ -6,8 +6,11 @@ import { emptyRisk, exposureCategory, type RiskPart, toIsoUtc } from './risk-mod
 // is missing, of the wrong type or out of range makes the answer unreadable — the caller counts the
 // call as failed — because reading it as 0 or "no category" would pass a wallet as clean on an
 // answer nobody understood. Fields the mapping does not need (names, descriptions, URLs, labels)
-// are not checked. All accept an optional activity time at the top level as `last_activity_at`,
-// `lastActivityAt`, `last_activity` or `lastActivity` (ISO text or Unix time; unreadable = none).
+// are not checked. An optional list or object sent as null is read as absent (vendors write
+// either). A refusal names the field and what was expected, never the value received: that is the
+// vendor's data (licensed, and its internals), so it goes only to the server log (`received`).
+// All accept an optional activity time at the top level as `last_activity_at`, `lastActivityAt`,
+// `last_activity` or `lastActivity` (ISO text or Unix time; unreadable = none).
 //
 // vendor_a (address identifications, sanctions-screening style); HTTP 404 = no data (the client):
 //   { "identifications": [ { "category": "sanctions", "name": "…", "description": "…", "url": "…" } ] }
@@ -19,35 +22,62 @@ import { emptyRisk, exposureCategory, type RiskPart, toIsoUtc } from './risk-mod
 //       "totalVolumeUsd": "1234.5" } ],
 //     "entities": [ { "entity": "Garantex", "category": "sanctions", "riskScoreLevel": 15,
 //       "riskScoreLevelLabel": "Severe" } ] }
-//   needs: both arrays; an indicator's category (non-empty string), categoryRiskScoreLevel (a
-//   number among 0, 1, 5, 10, 15), totalVolumeUsd (a finite number ≥ 0, or a decimal numeral
-//   string, as this vendor family sends volumes) and riskType (OWNERSHIP or COUNTERPARTY); an
-//   entity's category and riskScoreLevel likewise.
+//   needs: addressRiskIndicators (an array; entities optional, missing or null = none); an
+//   indicator's category (non-empty string), categoryRiskScoreLevel (a number among 0, 1, 5, 10,
+//   15), totalVolumeUsd (a finite number ≥ 0, or text that reads as one, as this vendor family
+//   sends volumes: "1234.5", "1e-7") and riskType (OWNERSHIP or COUNTERPARTY, in any case; any
+//   other value is refused: an unknown kind of risk is not guessed); an entity's category and
+//   riskScoreLevel likewise.
 //
 // vendor_c (wallet risk with contributions):
 //   { "risk_score": 0–10 | null,
 //     "evaluation_detail": { "source": [ { "rule_name": "…", "risk_score": 6.2, "matched_elements":
 //         [ { "category": "Sanctions", "contribution_percentage": 12.5 } ] } ], "destination": [ … ] },
 //     "cluster_entities": [ { "name": "…", "category": "…", "is_primary_entity": true } ] }
-//   needs: risk_score present (null or a number 0–10); evaluation_detail with a source array
-//   (destination optional, an array when present); each rule's matched_elements array, each
-//   element's category (non-empty string) and contribution_percentage (a number 0–100). The
-//   rules' own risk_score is not used, so not checked. cluster_entities is optional; when present,
-//   each entity's is_primary_entity (boolean) is needed, and the primary one's category.
+//   needs: risk_score present (null or a number 0–10); evaluation_detail optional (missing or
+//   null = nothing itemised, see mapVendorC), and when sent a source array (destination optional,
+//   null = absent); each rule's matched_elements array, each element's category (non-empty
+//   string) and contribution_percentage (a number 0–100). Both ranges allow a float's rounding
+//   past a bound (VENDOR_FLOAT_TOLERANCE) and are clamped to it. The rules' own risk_score is not
+//   used, so not checked. cluster_entities is optional (null = absent); when sent, each entity's
+//   is_primary_entity (boolean) is needed, and the primary one's category.
 
 export type VendorName = 'vendor_a' | 'vendor_b' | 'vendor_c';
 
-/** A vendor answer read: its risk, or the first field that could not be read. */
-export type VendorReading = { ok: true; risk: RiskPart } | { ok: false; problem: string };
+/**
+ * A vendor answer read: its risk, or the first field that could not be read. `problem` is safe to
+ * show (the field, what was expected, the kind of value received); `received` is the value itself,
+ * cut short, for the server log only (see the top of this file).
+ */
+export type VendorReading = { ok: true; risk: RiskPart } | { ok: false; problem: string; received?: string };
 
 type Json = Record<string, unknown>;
 
-/** An unreadable field; `message` is `<path>: <what was expected>`. Caught by `reading`. */
-class Unreadable extends Error {}
+/** An unreadable field; `message` is `<path>: expected <what>, <kind received>`. Caught by `reading`. */
+class Unreadable extends Error {
+  constructor(
+    message: string,
+    readonly received: string | undefined,
+  ) {
+    super(message);
+  }
+}
 
-function unreadable(path: string, expected: string, value: unknown): never {
-  const got = value === undefined ? 'missing' : `got ${JSON.stringify(value)?.slice(0, 60)}`;
-  throw new Unreadable(`${path}: expected ${expected}, ${got}`);
+/** Most characters of a received value kept for the log. */
+const RECEIVED_LOGGED = 200;
+
+/** The kind of a JSON value, without the value. */
+function kindOf(value: unknown): string {
+  if (value === undefined) return 'missing';
+  if (value === null) return 'got null';
+  if (Array.isArray(value)) return 'got an array';
+  if (typeof value === 'object') return 'got an object';
+  return `got a ${typeof value}`;
+}
+
+function unreadable(path: string, expected: string, value: unknown, got = kindOf(value)): never {
+  const received = value === undefined ? undefined : JSON.stringify(value)?.slice(0, RECEIVED_LOGGED);
+  throw new Unreadable(`${path}: expected ${expected}, ${got}`, received);
 }
 
 function object(value: unknown, path: string): Json {
@@ -59,6 +89,11 @@ function array(value: unknown, path: string): unknown[] {
   return Array.isArray(value) ? value : unreadable(path, 'an array', value);
 }
 
+/** An optional list: missing or null is none (vendors write either for "nothing to list"). */
+function optionalArray(value: unknown, path: string): unknown[] {
+  return value === undefined || value === null ? [] : array(value, path);
+}
+
 /** A category: what the exposure mapping reads, so an empty one is as unreadable as none. */
 function category(value: unknown, path: string): string {
   return typeof value === 'string' && value.trim() !== ''
@@ -66,19 +101,48 @@ function category(value: unknown, path: string): string {
     : unreadable(path, 'a non-empty string', value);
 }
 
+/**
+ * How far past a bound a vendor's figure may be and still read as the bound. Vendors compute
+ * shares and scores in floating point: a share summed from parts comes out 100.00000000000001, a
+ * score 10.000001 or -1e-9. Such a figure means the bound, not a broken answer; one clearly out of
+ * range (-3, 12, 250) still is.
+ */
+const VENDOR_FLOAT_TOLERANCE = 1e-6;
+
+/** A number from lo to hi (within the tolerance), clamped to the range. */
 function numberIn(value: unknown, lo: number, hi: number, path: string): number {
-  if (typeof value === 'number' && Number.isFinite(value) && value >= lo && value <= hi) return value;
-  return unreadable(path, `a number from ${lo} to ${hi}`, value);
+  const expected = `a number from ${lo} to ${hi}`;
+  if (typeof value !== 'number' || !Number.isFinite(value)) return unreadable(path, expected, value);
+  if (value < lo - VENDOR_FLOAT_TOLERANCE || value > hi + VENDOR_FLOAT_TOLERANCE)
+    return unreadable(path, expected, value, 'got a number out of range');
+  return Math.min(hi, Math.max(lo, value));
 }
 
-/** A USD volume: a finite number ≥ 0, or its decimal numeral as text. */
+/** A USD volume: a finite number ≥ 0, or text that Number() reads as one ("1234.5", "1e-7"). */
 function volume(value: unknown, path: string): number {
   if (typeof value === 'number' && Number.isFinite(value) && value >= 0) return value;
-  if (typeof value === 'string' && /^\d+(\.\d+)?$/.test(value.trim())) {
+  if (typeof value === 'string' && value.trim() !== '') {
     const n = Number(value);
-    if (Number.isFinite(n)) return n;
+    if (Number.isFinite(n) && n >= 0) return n;
   }
-  return unreadable(path, 'a finite number ≥ 0 (or its decimal numeral)', value);
+  return unreadable(path, 'a finite number ≥ 0, or text reading as one', value);
+}
+
+const RISK_TYPES = ['OWNERSHIP', 'COUNTERPARTY'] as const;
+
+/**
+ * OWNERSHIP or COUNTERPARTY, in any case. Any other value is refused (fails the call): the two
+ * are read differently (ownership is full exposure), and a kind nobody knows is not guessed as either.
+ */
+function riskType(value: unknown, path: string): (typeof RISK_TYPES)[number] {
+  const upper = typeof value === 'string' ? value.trim().toUpperCase() : undefined;
+  const known = RISK_TYPES.find((t) => t === upper);
+  if (known) return known;
+  return unreadable(
+    path,
+    'OWNERSHIP or COUNTERPARTY in any case (an unknown risk type is refused, not guessed)',
+    value,
+  );
 }
 
 function oneOf<T>(value: unknown, allowed: readonly T[], path: string): T {
@@ -101,7 +165,7 @@ function reading(map: (body: unknown) => RiskPart): (body: unknown) => VendorRea
     try {
       return { ok: true, risk: map(body) };
     } catch (err) {
-      if (err instanceof Unreadable) return { ok: false, problem: err.message };
+      if (err instanceof Unreadable) return { ok: false, problem: err.message, received: err.received };
       // Anything else is a bug in the mapper; still not a clean answer.
       return { ok: false, problem: `answer could not be read (${(err as Error).message})` };
     }
@@ -169,10 +233,11 @@ export const mapVendorB = reading((input) => {
       score: levelScore(ind.categoryRiskScoreLevel, `${path}.categoryRiskScoreLevel`),
       kind: exposureCategory(category(ind.category, `${path}.category`)),
       volume: volume(ind.totalVolumeUsd, `${path}.totalVolumeUsd`),
-      riskType: oneOf(ind.riskType, ['OWNERSHIP', 'COUNTERPARTY'] as const, `${path}.riskType`),
+      riskType: riskType(ind.riskType, `${path}.riskType`),
     };
   });
-  const entities = array(body.entities, 'entities').map((item, i) => {
+  // Missing or null: no entity controls the address that the vendor knows of.
+  const entities = optionalArray(body.entities, 'entities').map((item, i) => {
     const path = `entities[${i}]`;
     const entity = object(item, path);
     return {
@@ -214,11 +279,24 @@ export const mapVendorC = reading((input) => {
   out.last_activity_at = activity(body);
   // null is the vendor's "no score"; absent is not an answer.
   out.score = body.risk_score === null ? 0 : numberIn(body.risk_score, 0, 10, 'risk_score') * 10;
-  const detail = object(body.evaluation_detail, 'evaluation_detail');
-  const directions: Array<[string, unknown]> = [['source', detail.source]];
-  if (detail.destination !== undefined) directions.push(['destination', detail.destination]);
+  // evaluation_detail itemises what the score is made of: the matched elements are the only source
+  // of exposures. Missing or null means nothing itemised, so no exposure from this vendor, whatever
+  // the score: with a null score that is the vendor's "no data" answer; with a number the score
+  // still counts in full (8 → 80, critical), only no category is read. The same rule for both, as
+  // for any optional part sent as null. A detail that is sent must have its source list: a detail
+  // of another shape is not "nothing itemised" but an answer we cannot read.
+  const detail =
+    body.evaluation_detail === undefined || body.evaluation_detail === null
+      ? undefined
+      : object(body.evaluation_detail, 'evaluation_detail');
+  const directions: Array<[string, unknown[]]> = detail
+    ? [
+        ['source', array(detail.source, 'evaluation_detail.source')],
+        ['destination', optionalArray(detail.destination, 'evaluation_detail.destination')],
+      ]
+    : [];
   for (const [name, rules] of directions) {
-    array(rules, `evaluation_detail.${name}`).forEach((rule, r) => {
+    rules.forEach((rule, r) => {
       const rulePath = `evaluation_detail.${name}[${r}]`;
       const elements = array(object(rule, rulePath).matched_elements, `${rulePath}.matched_elements`);
       elements.forEach((item, e) => {
@@ -234,16 +312,14 @@ export const mapVendorC = reading((input) => {
       });
     });
   }
-  if (body.cluster_entities !== undefined) {
-    array(body.cluster_entities, 'cluster_entities').forEach((item, i) => {
-      const path = `cluster_entities[${i}]`;
-      const entity = object(item, path);
-      const primary = entity.is_primary_entity;
-      if (typeof primary !== 'boolean') unreadable(`${path}.is_primary_entity`, 'a boolean', primary);
-      // Only the primary entity (the address's owner) is mapped, so only its category is needed.
-      if (primary) owned(out, exposureCategory(category(entity.category, `${path}.category`)));
-    });
-  }
+  optionalArray(body.cluster_entities, 'cluster_entities').forEach((item, i) => {
+    const path = `cluster_entities[${i}]`;
+    const entity = object(item, path);
+    const primary = entity.is_primary_entity;
+    if (typeof primary !== 'boolean') unreadable(`${path}.is_primary_entity`, 'a boolean', primary);
+    // Only the primary entity (the address's owner) is mapped, so only its category is needed.
+    if (primary) owned(out, exposureCategory(category(entity.category, `${path}.category`)));
+  });
   return out;
 });
 

@@ -67,3 +67,20 @@ for (const [name, make] of adapters) {
     });
   });
 }
+
+describe('memory cache: measuring does not touch recency', () => {
+  it('usage() leaves the eviction order as it was (the least recently used still goes first)', async () => {
+    const cache = createMemoryCache({ maxEntries: 3 });
+    await cache.set('w:a', '1', 60);
+    await cache.set('w:b', '2', 60);
+    await cache.set('w:c', '3', 60);
+    // A stats call reads every entry; reading with get made them all recently used, in reverse.
+    assert.deepEqual(await cache.usage('w:'), { entries: 3, bytes: 3 * (3 + 1) * 2 });
+    await cache.set('w:d', '4', 60);
+    assert.equal(await cache.get('w:a'), undefined, 'a, the least recently used, is evicted');
+    assert.equal(await cache.get('w:b'), '2');
+    assert.equal(await cache.get('w:c'), '3');
+    assert.equal(await cache.get('w:d'), '4');
+    await cache.close();
+  });
+});

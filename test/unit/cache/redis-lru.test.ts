@@ -1,10 +1,13 @@
 import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { after, describe, it } from 'node:test';
+import { Redis } from 'ioredis';
 import { createRedisCache } from '../../../src/cache/redis.cache.ts';
 import { ConfigError, loadConfig } from '../../../src/config.ts';
 import { startTestApp, TEST_REDIS_URL } from '../../helpers/harness.ts';
+import { freePort } from '../../helpers/server-process.ts';
 
 const redisUrl = process.env.TEST_REDIS_URL || TEST_REDIS_URL;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -161,5 +164,48 @@ describe('redis cache: size bound, least recently used first', {
     // The index lives no longer than its entries: an abandoned namespace leaves nothing behind.
     const ttl = await cache.client.pttl(`lru-index:${ns}`);
     assert.ok(ttl > 0 && ttl <= 60_000, String(ttl));
+  });
+});
+
+const hasRedisServer = spawnSync('redis-server', ['--version']).status === 0;
+
+// A Redis of this test's own (its maxmemory is changed: never the shared one's).
+describe('redis cache on a full Redis (maxmemory, noeviction)', {
+  skip: !hasRedisServer && 'redis-server not installed',
+}, () => {
+  it('a read that finds its value returns it, though Redis refuses the index update', async () => {
+    const port = await freePort();
+    const server = spawn(
+      'redis-server',
+      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+      { stdio: 'ignore' },
+    );
+    const url = `redis://127.0.0.1:${port}/0`;
+    // Retried until the server listens: the ping waits in the offline queue meanwhile.
+    const admin = new Redis(url, { maxRetriesPerRequest: null, retryStrategy: () => 50 });
+    admin.on('error', () => {});
+    let cache: ReturnType<typeof createRedisCache> | undefined;
+    try {
+      await admin.ping();
+      cache = createRedisCache(url, { namespace: 'test:oom:', maxEntries: 100 });
+      await waitReady(cache);
+      await cache.set('kept', 'value', 60);
+      // Fill it past a maxmemory set below what it uses: every growing write is now refused.
+      await admin.set('filler', 'x'.repeat(2 * 1024 * 1024));
+      const used = Number(/used_memory:(\d+)/.exec(await admin.info('memory'))?.[1]);
+      await admin.config('SET', 'maxmemory-policy', 'noeviction');
+      await admin.config('SET', 'maxmemory', String(used - 1024 * 1024));
+      await assert.rejects(admin.zadd('probe', 1, 'm'), /OOM/, 'Redis is full');
+      // The hit's ZADD is refused; the read still answers the value it found.
+      assert.equal(await cache.get('kept'), 'value');
+      assert.equal(await cache.get('kept'), 'value');
+      // A miss answers a miss (its index clean-up is no growing write, and may not fail the read either).
+      assert.equal(await cache.get('absent'), undefined);
+    } finally {
+      cache?.close();
+      admin.disconnect();
+      server.kill();
+      await once(server, 'exit').catch(() => {});
+    }
   });
 });

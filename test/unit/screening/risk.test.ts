@@ -224,12 +224,79 @@ describe('vendor_b', () => {
     const labelless = without(indicator({ categoryRiskScoreLevel: 5 }), 'categoryRiskScoreLevelLabel');
     assert.equal(risk(mapVendorB(bElement({ addressRiskIndicators: [labelless] }))).score, 50);
   });
-  test('an answer without the indicator or entity lists is unreadable', () => {
+  test('an answer without the indicator list is unreadable; entities missing or null are none', () => {
     unreadable(mapVendorB(without(bElement(), 'addressRiskIndicators')), 'addressRiskIndicators');
-    unreadable(mapVendorB(without(bElement(), 'entities')), 'entities');
+    unreadable(mapVendorB(bElement({ addressRiskIndicators: null })), 'addressRiskIndicators');
     unreadable(mapVendorB(bElement({ entities: {} })), 'entities');
+    unreadable(mapVendorB(bElement({ entities: 'none' })), 'entities');
     unreadable(mapVendorB('oops'), 'answer');
     assert.deepEqual(risk(mapVendorB(bElement())), emptyRisk());
+    // The review's answers: entities left out, or sent as null, failed the whole answer.
+    const mixer = { addressRiskIndicators: [indicator({ category: 'Mixer', categoryRiskScoreLevel: 10 })] };
+    for (const e of [without(bElement(mixer), 'entities'), bElement({ ...mixer, entities: null })])
+      assert.deepEqual(risk(mapVendorB(e)), part({ score: 75, mixer: 1 }));
+  });
+  test('riskType is read in any case; an unknown one is refused, saying so', () => {
+    for (const riskType of ['ownership', 'Ownership', 'OWNERSHIP'])
+      assert.equal(
+        risk(
+          mapVendorB(
+            bElement({
+              addressRiskIndicators: [indicator({ category: 'Sanctions', riskType, totalVolumeUsd: 0 })],
+            }),
+          ),
+        ).sanctions_hit,
+        true,
+        riskType,
+      );
+    assert.equal(
+      risk(mapVendorB(bElement({ addressRiskIndicators: [indicator({ riskType: 'counterparty' })] }))).score,
+      10,
+    );
+    for (const riskType of ['owner', 'INDIRECT', '', 1, null]) {
+      const r = mapVendorB(bElement({ addressRiskIndicators: [indicator({ riskType })] }));
+      unreadable(r, 'addressRiskIndicators[0].riskType');
+      assert.match(
+        !r.ok ? r.problem : '',
+        /OWNERSHIP or COUNTERPARTY in any case \(an unknown risk type is refused/,
+      );
+    }
+  });
+  test('totalVolumeUsd: a number, or any non-blank text Number() reads as finite ≥ 0', () => {
+    const share = (totalVolumeUsd: unknown) =>
+      risk(
+        mapVendorB(
+          bElement({
+            addressRiskIndicators: [
+              indicator({ category: 'Mixer', totalVolumeUsd }),
+              indicator({ totalVolumeUsd: 1e-7 }),
+            ],
+          }),
+        ),
+      ).mixer;
+    assert.equal(share('1e-7'), 0.5);
+    assert.equal(share(1e-7), 0.5);
+    assert.equal(share(' 3e-7 '), 0.75);
+    assert.equal(share('0.0000001'), 0.5);
+    for (const bad of [
+      '',
+      '  ',
+      'n/a',
+      '-1',
+      '-1e-7',
+      'Infinity',
+      '1e400',
+      '12 USD',
+      NaN,
+      -1,
+      Infinity,
+      null,
+      true,
+    ])
+      unreadable(
+        mapVendorB(bElement({ addressRiskIndicators: [indicator({ totalVolumeUsd: bad })] })),
+        'addressRiskIndicators[0].totalVolumeUsd',
+      );
   });
   test('an entity (who controls the address) counts: its level in the score, a sanctions one is a hit', () => {
     // The review's case: no indicator, the address controlled by a sanctioned exchange.
@@ -281,12 +348,30 @@ describe('vendor_c', () => {
       }),
     );
   });
-  test('a null risk_score is 0; a missing or out-of-range one is unreadable, not clamped', () => {
+  test('a null risk_score is 0; a missing or clearly out-of-range one is unreadable', () => {
     assert.equal(risk(mapVendorC(cBody([], { risk_score: null }))).score, 0);
     assert.equal(risk(mapVendorC(cBody([], { risk_score: 10 }))).score, 100);
-    for (const score of [-3, -0.5, 10.5, 12, '5', true, {}])
+    for (const score of [-3, -0.5, -0.00001, 10.5, 10.00001, 12, '5', true, {}])
       unreadable(mapVendorC(cBody([], { risk_score: score })), 'risk_score');
     unreadable(mapVendorC(without(cBody([]), 'risk_score')), 'risk_score');
+  });
+  test("a float's rounding past a bound reads as the bound (clamped), within 1e-6", () => {
+    // The review's figures: computed floats that failed the screening and counted toward the breaker.
+    assert.equal(risk(mapVendorC(cBody([], { risk_score: 10.000001 }))).score, 100);
+    assert.equal(risk(mapVendorC(cBody([], { risk_score: 10 + 1e-12 }))).score, 100);
+    assert.equal(risk(mapVendorC(cBody([], { risk_score: -1e-6 }))).score, 0);
+    assert.equal(risk(mapVendorC(cBody([], { risk_score: -1e-9 }))).score, 0);
+    const share = (contribution_percentage: number) =>
+      risk(mapVendorC(cBody([element({ contribution_percentage })]))).mixer;
+    assert.equal(share(100.00000000000001), 1);
+    assert.equal(share(100 + 1e-6), 1);
+    assert.equal(share(-1e-6), 0);
+    assert.equal(share(25), 0.25);
+    for (const bad of [100.0001, 101, -0.0001, -3])
+      unreadable(
+        mapVendorC(cBody([element({ contribution_percentage: bad })])),
+        'evaluation_detail.source[0].matched_elements[0].contribution_percentage',
+      );
   });
   test("the review's element without contribution_percentage is unreadable, not clean", () => {
     unreadable(
@@ -320,9 +405,14 @@ describe('vendor_c', () => {
       part({ score: 30, mixer: 1 }),
     );
   });
-  test('needs evaluation_detail with its source rules and their matched_elements; destination is optional', () => {
-    unreadable(mapVendorC({ risk_score: null }), 'evaluation_detail');
+  test('evaluation_detail, when sent, needs its source rules and their matched_elements; destination is optional', () => {
+    unreadable(mapVendorC({ risk_score: null, evaluation_detail: 'none' }), 'evaluation_detail');
+    unreadable(mapVendorC({ risk_score: null, evaluation_detail: [] }), 'evaluation_detail');
     unreadable(mapVendorC({ risk_score: null, evaluation_detail: {} }), 'evaluation_detail.source');
+    unreadable(
+      mapVendorC({ risk_score: null, evaluation_detail: { source: null } }),
+      'evaluation_detail.source',
+    );
     unreadable(
       mapVendorC({ risk_score: null, evaluation_detail: { source: [], destination: 'none' } }),
       'evaluation_detail.destination',
@@ -373,6 +463,72 @@ describe('vendor_c', () => {
       'cluster_entities[0].category',
     );
     unreadable(mapVendorC(cBody([], { cluster_entities: 'none' })), 'cluster_entities');
+  });
+  test('optional parts sent as null read as absent; no evaluation_detail is nothing itemised', () => {
+    // The review's answers, each refused before.
+    assert.deepEqual(
+      risk(
+        mapVendorC({
+          risk_score: 3,
+          evaluation_detail: { source: [{ matched_elements: [element()] }], destination: null },
+        }),
+      ),
+      part({ score: 30, mixer: 0.1 }),
+    );
+    assert.deepEqual(
+      risk(mapVendorC(cBody([element()], { cluster_entities: null }))),
+      part({ score: 30, mixer: 0.1 }),
+    );
+    // "No data": no score and nothing itemised, the detail left out or null.
+    assert.deepEqual(risk(mapVendorC({ risk_score: null })), emptyRisk());
+    assert.deepEqual(risk(mapVendorC({ risk_score: null, evaluation_detail: null })), emptyRisk());
+    // A score without its detail: the score counts in full, no exposure is read (nothing itemised).
+    assert.deepEqual(risk(mapVendorC({ risk_score: 8 })), part({ score: 80 }));
+    assert.deepEqual(risk(mapVendorC({ risk_score: 8, evaluation_detail: null })), part({ score: 80 }));
+    // risk_score itself is not optional: null is "no score", absent is not an answer.
+    unreadable(mapVendorC({ evaluation_detail: null }), 'risk_score');
+  });
+});
+
+describe("a refusal names the field, never the vendor's value (that goes to the log only)", () => {
+  test('the problem says what was expected and the kind received; the value is apart', () => {
+    const cases: Array<[VendorReading, string, string]> = [
+      [
+        mapVendorC(cBody([], { risk_score: 12 })),
+        'risk_score: expected a number from 0 to 10, got a number out of range',
+        '12',
+      ],
+      [
+        mapVendorB(
+          bElement({ addressRiskIndicators: [indicator({ riskType: 'LICENSED-INTERNAL-CODE-42' })] }),
+        ),
+        'addressRiskIndicators[0].riskType: expected OWNERSHIP or COUNTERPARTY in any case (an unknown risk type is refused, not guessed), got a string',
+        '"LICENSED-INTERNAL-CODE-42"',
+      ],
+      [
+        mapVendorA({ identifications: [{ category: { label: 'Sanctioned: Lazarus Group wallet 7' } }] }),
+        'identifications[0].category: expected a non-empty string, got an object',
+        '{"label":"Sanctioned: Lazarus Group wallet 7"}',
+      ],
+      [
+        mapVendorA({ identifications: [{ category: null }] }),
+        'identifications[0].category: expected a non-empty string, got null',
+        'null',
+      ],
+    ];
+    for (const [r, problem, received] of cases) {
+      assert.equal(r.ok, false);
+      assert.ok(!r.ok);
+      assert.equal(r.problem, problem);
+      assert.equal(r.received, received);
+    }
+    const missing = mapVendorA({ identifications: [{}] });
+    assert.ok(!missing.ok);
+    assert.equal(missing.problem, 'identifications[0].category: expected a non-empty string, missing');
+    assert.equal(missing.received, undefined);
+    // A long value is cut for the log.
+    const long = mapVendorB(bElement({ addressRiskIndicators: [indicator({ riskType: 'x'.repeat(5000) })] }));
+    assert.ok(!long.ok && long.received !== undefined && long.received.length <= 200);
   });
 });
 

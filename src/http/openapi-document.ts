@@ -6,9 +6,9 @@
 
 type Json = Record<string, unknown>;
 
-const RATE_LIMIT_HEADERS: Json = {
+const rateLimitHeaders = (of: string, when: string): Json => ({
   'X-RateLimit-Limit': {
-    description: "the request limit of the window that binds (the client's minute limit, or its day limit)",
+    description: `the request limit of the window that binds (${of}); sent ${when}`,
     schema: { type: 'integer' },
   },
   'X-RateLimit-Remaining': { description: 'requests left in that window', schema: { type: 'integer' } },
@@ -16,7 +16,22 @@ const RATE_LIMIT_HEADERS: Json = {
     description: 'when that window resets, in Unix seconds',
     schema: { type: 'integer' },
   },
-};
+});
+
+/** A key's requests are counted against its client once the key is accepted (plugins/rate-limit.ts). */
+const CLIENT_LIMIT_HEADERS = rateLimitHeaders(
+  "the client's minute limit, or its day limit",
+  'on every answer once the key is accepted: never on a 401, nor on the 503 of a server shutting down',
+);
+
+/**
+ * A webhook delivery is counted against its source before its signature is checked, then, once
+ * verified, against the vendor limits, whose decision replaces the first (webhooks.routes.ts).
+ */
+const WEBHOOK_LIMIT_HEADERS = rateLimitHeaders(
+  "the source's limit of unverified deliveries; once the signature is verified, the vendor limit",
+  'on every answer, a failed signature’s 401 included, but the 503 of a server shutting down',
+);
 
 const RETRY_AFTER: Json = {
   'Retry-After': { description: 'seconds to wait before retrying', schema: { type: 'integer' } },
@@ -59,26 +74,96 @@ export function operationIdOf(method: string, path: string): string {
   return method + words.join('');
 }
 
-/** Adds the answers' headers and the operation ids to a finished OpenAPI document. */
+/**
+ * The 405 of a documented path called with a method it does not serve (plugins/not-found.ts): in
+ * no operation (it would repeat on each), stated once here and in the document's description.
+ */
+const METHOD_NOT_ALLOWED: Json = {
+  description:
+    'A path the service serves, called with a method it does not serve there: `METHOD_NOT_ALLOWED` in the error format of that path (nested, or flat under the screening, travel-rule, circuit-breaker and cache paths), with `details.allowed` and the `Allow` header listing the methods served. An API request with a valid key is counted and carries the `X-RateLimit-*` headers; a bad key is not refused (there is nothing to authenticate for). A path the service does not serve is a 404 `NOT_FOUND`.',
+  headers: {
+    Allow: {
+      description: 'the methods the path is served under, comma-separated',
+      schema: { type: 'string' },
+    },
+    ...CLIENT_LIMIT_HEADERS,
+  },
+  content: {
+    'application/json': {
+      schema: {
+        anyOf: [
+          {
+            type: 'object',
+            required: ['error'],
+            properties: {
+              error: {
+                type: 'object',
+                required: ['code', 'message', 'details'],
+                properties: {
+                  code: { const: 'METHOD_NOT_ALLOWED' },
+                  message: { type: 'string' },
+                  details: {
+                    type: 'object',
+                    required: ['allowed'],
+                    properties: { allowed: { type: 'array', items: { type: 'string' } } },
+                  },
+                },
+              },
+            },
+          },
+          {
+            type: 'object',
+            required: ['error', 'type', 'details', 'statusCode'],
+            properties: {
+              error: { type: 'string' },
+              type: { const: 'METHOD_NOT_ALLOWED' },
+              details: {
+                type: 'object',
+                required: ['allowed'],
+                properties: { allowed: { type: 'array', items: { type: 'string' } } },
+              },
+              statusCode: { const: 405 },
+            },
+          },
+        ],
+      },
+    },
+  },
+};
+
+/** The rate-limit headers of one answer, where the service sends them. */
+function limitHeadersOf(path: string, op: Json, status: string): Json {
+  if (path.startsWith('/api/webhooks/')) return WEBHOOK_LIMIT_HEADERS;
+  // Counted after authentication: a 401 has no client to count against, and carries none.
+  const bearer = Array.isArray(op.security) && op.security.length > 0;
+  return bearer && status !== '401' ? CLIENT_LIMIT_HEADERS : {};
+}
+
+/**
+ * Adds the answers' headers, the operation ids and the 405 response to a finished OpenAPI
+ * document. Headers are stated only where the service sends them.
+ */
 export function withHeadersAndIds<T>(doc: T): T {
   const paths = ((doc as Json).paths ?? {}) as Record<string, Record<string, Json>>;
   for (const [path, item] of Object.entries(paths))
     for (const [method, op] of Object.entries(item)) {
       if (!METHODS.has(method) || typeof op !== 'object' || op === null) continue;
       op.operationId ??= operationIdOf(method, path);
-      // A key's requests are counted against its client's limits, whatever the answer.
-      const limited = Array.isArray(op.security) && op.security.length > 0;
       const responses = (op.responses ?? {}) as Record<string, Json>;
       for (const [status, res] of Object.entries(responses)) {
         const content = (res.content ?? {}) as Json;
         const headers: Json = {
-          ...(limited ? RATE_LIMIT_HEADERS : {}),
-          ...(status === '429' || status === '503' ? RETRY_AFTER : {}),
+          ...limitHeadersOf(path, op, status),
+          // The service's own 503s (store lost, vendor away, shutting down); /readyz's 503 has none.
+          ...(status === '429' || (status === '503' && path.startsWith('/api/')) ? RETRY_AFTER : {}),
           ...(status === '200' && 'text/csv' in content ? EXPORT_HEADERS : {}),
           ...(status === '200' && AUDIT_CUT_PATHS.has(path) ? AUDIT_CUT_HEADERS : {}),
         };
         if (Object.keys(headers).length > 0) res.headers = { ...headers, ...((res.headers as Json) ?? {}) };
       }
     }
+  const components = ((doc as Json).components ?? {}) as Json;
+  components.responses = { ...((components.responses as Json) ?? {}), MethodNotAllowed: METHOD_NOT_ALLOWED };
+  (doc as Json).components = components;
   return doc;
 }

@@ -7,7 +7,11 @@ import { type EvaluationService, evaluationRequestProblems } from '../../service
 import { principalOf } from '../plugins/auth.ts';
 import { toAppError } from '../plugins/error-handler.ts';
 import { nestedErrorResponses } from '../schemas/common.schema.ts';
-import { EvaluationRequestSchema, EvaluationResponseSchema } from '../schemas/evaluate.schema.ts';
+import {
+  EvaluationRequestDocument,
+  EvaluationRequestSchema,
+  EvaluationResponseSchema,
+} from '../schemas/evaluate.schema.ts';
 
 /** POST /api/mica/evaluate and GET /api/mica/evaluations/{id}. */
 export const evaluateRoutes =
@@ -16,7 +20,16 @@ export const evaluateRoutes =
     app.post(
       '/api/mica/evaluate',
       {
-        config: { auth: 'client', errorFormat: 'nested' },
+        config: {
+          auth: 'client',
+          errorFormat: 'nested',
+          // The document states each context's entity types in the body schema; the route validates
+          // with the request schema, and the service refuses a mismatch with its own message.
+          swaggerTransform: ({ schema, url }) => ({
+            schema: { ...schema, body: EvaluationRequestDocument } as never,
+            url,
+          }),
+        },
         // The schema's problems and those it cannot see (evaluationRequestProblems) in one 400.
         attachValidation: true,
         schema: {

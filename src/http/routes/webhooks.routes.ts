@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
-import { Type } from 'typebox';
+import { type TSchema, Type } from 'typebox';
 import {
   KIND_SPECS,
   TIMESTAMP_HEADER,
@@ -27,41 +27,63 @@ const errors = {
   413: NestedError,
   429: NestedError,
   500: NestedError,
+  // The store lost (`INTERNAL_ERROR` in this format, with Retry-After and details.retry_after).
+  503: NestedError,
 };
+
+/** The largest integer a JSON number holds exactly: a larger integer id is refused (payload.ts). */
+const MAX_EXACT_INTEGER = Number.MAX_SAFE_INTEGER;
 
 /**
  * A kind's delivery as the intake reads it (domain/webhooks/payload.ts), for the OpenAPI document
  * only: the route itself reads the raw bytes, checks the signature first, and validates after.
+ * A null optional field counts as absent, as the intake reads it.
  */
 function documentedBody(kind: (typeof WEBHOOK_KINDS)[number]) {
   const spec = KIND_SPECS[kind];
   // Ids: strings, or integers (some vendors number their objects), kept as their decimal text.
-  const id = (description?: string) =>
-    Type.Union([Type.String({ minLength: 1, maxLength: 256 }), Type.Integer()], { description });
+  const id = (description: string) =>
+    Type.Union(
+      [
+        Type.String({ minLength: 1, maxLength: 256, pattern: '\\S' }),
+        Type.Integer({ minimum: -MAX_EXACT_INTEGER, maximum: MAX_EXACT_INTEGER }),
+      ],
+      {
+        description: `${description}. A string that is not blank, at most 256 UTF-16 code units; or an integer of at most ${MAX_EXACT_INTEGER} in magnitude, read as its decimal text (a larger one is refused with 400 "Number too large to be exact …; send the id as a string": it would not be exact)`,
+      },
+    );
+  const nullable = <T extends TSchema>(schema: T, description?: string) =>
+    Type.Optional(Type.Union([schema, Type.Null()], { description: description ?? 'null counts as absent' }));
   return Type.Object(
     {
       id: id('delivery id; a repeat is a 409 DUPLICATE_ALERT'),
       event: Type.Union(Object.keys(spec.events).map((e) => Type.Literal(e))),
-      created_at: Type.Optional(Type.String({ format: 'date-time' })),
+      created_at: nullable(
+        Type.String({
+          // payload.ts's ISO_DATE_TIME: seconds optional, a zone required (Z or ±hh[:]mm).
+          pattern:
+            '^\\d{4}-\\d{2}-\\d{2}[Tt]\\d{2}:\\d{2}(?::\\d{2}(?:\\.\\d{1,9})?)?(?:[Zz]|[+-]\\d{2}:?\\d{2})$',
+        }),
+        'ISO 8601 date-time with a time zone (seconds optional), a real calendar time between 0001-01-01 and 9999-12-31 UTC; null counts as absent',
+      ),
       data: Type.Object(
         {
-          [spec.vendorObjectIdField]: id('the vendor object; an integer is read as its decimal text'),
-          customer_id: Type.Optional(id()),
-          transaction_id: Type.Optional(id()),
-          severity: Type.Optional(
-            Type.Union(['low', 'medium', 'high', 'critical'].map((v) => Type.Literal(v))),
-          ),
-          risk_score: Type.Optional(
-            Type.Number({ minimum: 0, maximum: 100, description: 'severity when none is given' }),
+          [spec.vendorObjectIdField]: id('the vendor object'),
+          customer_id: nullable(id('the customer')),
+          transaction_id: nullable(id('the transaction')),
+          severity: nullable(Type.Union(['low', 'medium', 'high', 'critical'].map((v) => Type.Literal(v)))),
+          risk_score: nullable(
+            Type.Number({ minimum: 0, maximum: 100 }),
+            'severity when none is given; null counts as absent',
           ),
           ...(kind === 'kyc'
             ? {
-                decision: Type.Optional(
+                decision: nullable(
                   Type.Union(['approved', 'declined', 'review'].map((v) => Type.Literal(v))),
                 ),
               }
             : {}),
-          reason: Type.Optional(Type.String()),
+          reason: nullable(Type.String()),
         },
         { additionalProperties: true, description: 'the vendor object; kept whole with the alert' },
       ),

@@ -136,24 +136,62 @@ const DATA_BY_TRIGGER: Record<(typeof TRIGGER_TYPES)[number], TSchema> = {
   manual: ManualData,
 };
 
+const requestFields = {
+  client_id: Type.String({ minLength: 1, maxLength: 128 }),
+  trigger_type: Enum(TRIGGER_TYPES),
+  trigger_entity_type: Type.Optional(
+    Enum(ENTITY_TYPES, 'fixed per context: see the allOf branch of the trigger_type (manual takes any)'),
+  ),
+  trigger_entity_id: Type.Optional(Id),
+  data: Type.Object({}, { additionalProperties: true }),
+};
+
+const ifTrigger = (t: (typeof TRIGGER_TYPES)[number]) => ({
+  properties: { trigger_type: { const: t } },
+  required: ['trigger_type'],
+});
+
 /** The evaluation request; `data` is checked against its context's schema by the if/then below. */
-export const EvaluationRequestSchema = Type.Object(
-  {
-    client_id: Type.String({ minLength: 1, maxLength: 128 }),
-    trigger_type: Enum(TRIGGER_TYPES),
-    trigger_entity_type: Type.Optional(Enum(ENTITY_TYPES)),
-    trigger_entity_id: Type.Optional(Id),
-    data: Type.Object({}, { additionalProperties: true }),
-  },
-  {
-    additionalProperties: false,
-    allOf: TRIGGER_TYPES.map((t) => ({
-      if: { properties: { trigger_type: { const: t } }, required: ['trigger_type'] },
-      // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then keyword, not a thenable.
-      then: { properties: { data: DATA_BY_TRIGGER[t] } },
-    })),
-  },
-);
+export const EvaluationRequestSchema = Type.Object(requestFields, {
+  additionalProperties: false,
+  allOf: TRIGGER_TYPES.map((t) => ({
+    if: ifTrigger(t),
+    // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then keyword, not a thenable.
+    then: { properties: { data: DATA_BY_TRIGGER[t] } },
+  })),
+});
+
+/**
+ * The entity types each context takes; another is refused with 400 `trigger_entity_type: Must be
+ * one of: … (for trigger_type …)` by evaluationRequestProblems (evaluation.service.ts), which a
+ * test keeps in step with this table. A manual evaluation takes any.
+ */
+export const ENTITY_TYPES_BY_TRIGGER: Record<(typeof TRIGGER_TYPES)[number], readonly string[]> = {
+  transaction: ['transaction'],
+  wallet_screen: ['wallet'],
+  travel_rule: ['transfer'],
+  periodic: ['governance', 'customer'],
+  manual: ENTITY_TYPES,
+};
+
+/**
+ * The evaluation request as the OpenAPI document states it: the request schema, with each
+ * context's entity types in its branch. Documentation only: the route validates with
+ * EvaluationRequestSchema, and the service refuses a mismatched entity type with its own message.
+ */
+export const EvaluationRequestDocument = Type.Object(requestFields, {
+  additionalProperties: false,
+  allOf: TRIGGER_TYPES.map((t) => ({
+    if: ifTrigger(t),
+    // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then keyword, not a thenable.
+    then: {
+      properties: {
+        trigger_entity_type: Enum(ENTITY_TYPES_BY_TRIGGER[t] as readonly string[]),
+        data: DATA_BY_TRIGGER[t],
+      },
+    },
+  })),
+});
 export type EvaluationRequestBody = Static<typeof EvaluationRequestSchema>;
 
 const Severity = Enum(['low', 'medium', 'high', 'critical']);

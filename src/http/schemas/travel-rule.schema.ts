@@ -1,85 +1,90 @@
-import { Type } from 'typebox';
+import { type TSchema, Type } from 'typebox';
 import { Enum } from './common.schema.ts';
 import { CHAIN_NAMES, RuleResultSchema } from './evaluate.schema.ts';
+import { Blank, IvmsIdentityPayload } from './ivms101.schema.ts';
 
 // These schemas document the API (OpenAPI); the body itself is checked by the travel-rule domain
 // (parseTravelRuleRequest), whose `<field>: <reason>` errors name IVMS101 elements precisely.
 
-const Text = (description?: string) => Type.String({ maxLength: 1024, description });
+// Blank strings and null count as absent (CONTRACT §7): the schemas take them wherever the
+// domain does, so the document refuses no request the service accepts.
+const absent = <T extends TSchema>(schema: T, description?: string) =>
+  Type.Optional(Type.Union([schema, Blank], description ? { description } : {}));
+const Text = (description?: string) => absent(Type.String({ maxLength: 1024 }), description);
+const WalletAddress = Text(
+  'wallet address, validated for the transfer’s blockchain (given or inferred; 400 when invalid)',
+);
+const CustomerId = (description: string) => absent(Type.String({ maxLength: 256 }), description);
 
 const Originator = Type.Object(
   {
-    name: Type.Optional(Text('full name')),
-    wallet_address: Type.Optional(
-      Text('wallet address, validated for the transfer’s blockchain (given or inferred; 400 when invalid)'),
+    name: Text('full name'),
+    wallet_address: WalletAddress,
+    geographic_address: Text(),
+    national_id: Text(),
+    date_of_birth: absent(
+      Type.String({ format: 'date', pattern: '^(?:0[1-9]|[1-9][0-9])[0-9]{2}-[0-9]{2}-[0-9]{2}$' }),
+      'extension: YYYY-MM-DD, a real day before today',
     ),
-    geographic_address: Type.Optional(Text()),
-    national_id: Type.Optional(Text()),
-    date_of_birth: Type.Optional(Type.String({ format: 'date', description: 'extension' })),
-    customer_id: Type.Optional(
-      Type.String({ maxLength: 256, description: 'extension: the client’s own customer id' }),
-    ),
+    customer_id: CustomerId('extension: the client’s own customer id'),
   },
   { additionalProperties: true },
 );
 
 const Beneficiary = Type.Object(
   {
-    name: Type.Optional(Text('full name')),
-    wallet_address: Type.Optional(
-      Text('wallet address, validated for the transfer’s blockchain (given or inferred; 400 when invalid)'),
-    ),
-    casp_name: Type.Optional(Text('name of the counterparty service provider')),
-    casp_lei: Type.Optional(
-      Type.String({ pattern: '^[0-9A-Z]{18}[0-9]{2}$', description: 'ISO 17442 LEI (mod 97-10 checked)' }),
-    ),
-    customer_id: Type.Optional(
-      Type.String({
-        maxLength: 256,
-        description:
-          'extension: set when the beneficiary is the client’s own customer (an internal transfer)',
-      }),
+    name: Text('full name'),
+    wallet_address: WalletAddress,
+    casp_name: Text('name of the counterparty service provider'),
+    casp_lei: absent(Type.String({ pattern: '^[0-9A-Z]{18}[0-9]{2}$' }), 'ISO 17442 LEI (mod 97-10 checked)'),
+    customer_id: CustomerId(
+      'extension: set when the beneficiary is the client’s own customer (an internal transfer)',
     ),
   },
   { additionalProperties: true },
 );
 
 const Header = {
-  transfer_id: Type.String({ minLength: 1, maxLength: 256 }),
+  transfer_id: Type.String({ maxLength: 256, pattern: '\\S', description: 'not blank' }),
   direction: Enum(['outbound', 'inbound']),
   amount_eur: Type.Number({ minimum: 0 }),
-  amount_crypto: Type.Optional(Type.Number({ minimum: 0, description: 'extension' })),
-  blockchain: Type.Optional(
-    Enum(CHAIN_NAMES, 'extension: the chain of the addresses; inferred from their form when absent'),
+  amount_crypto: Type.Optional(
+    Type.Union([Type.Number({ minimum: 0 }), Type.Null()], {
+      description: 'extension; null counts as absent',
+    }),
+  ),
+  blockchain: absent(
+    Enum(CHAIN_NAMES),
+    'extension: the chain of the addresses; inferred from their form when absent',
   ),
   ownership_verified: Type.Optional(
-    Type.Boolean({ description: 'extension: proof of ownership of a self-hosted beneficiary wallet' }),
+    Type.Union([Type.Boolean(), Type.Null()], {
+      description: 'extension: proof of ownership of a self-hosted beneficiary wallet; null counts as absent',
+    }),
   ),
 };
 
 /** The spec's request form. */
 export const TravelRulePlainRequest = Type.Object(
-  { ...Header, originator: Type.Optional(Originator), beneficiary: Type.Optional(Beneficiary) },
+  {
+    ...Header,
+    originator: absent(Originator, 'absent, null or blank: every originator field is missing'),
+    beneficiary: absent(Beneficiary, 'absent, null or blank: every beneficiary field is missing'),
+    ivms101: Type.Optional(
+      Type.Null({ description: 'an `ivms101` that is not null makes the request the IVMS101 form' }),
+    ),
+  },
   { title: 'Travel-rule request', additionalProperties: true },
 );
 
 /** The IVMS101 form (CONTRACT §7): the standard's JSON, camelCase, code values such as LEGL. */
 export const TravelRuleIvmsRequest = Type.Object(
+  { ...Header, ivms101: IvmsIdentityPayload },
   {
-    ...Header,
-    ivms101: Type.Object(
-      {
-        originator: Type.Object({}, { additionalProperties: true }),
-        beneficiary: Type.Object({}, { additionalProperties: true }),
-        originatingVASP: Type.Optional(Type.Object({}, { additionalProperties: true })),
-        beneficiaryVASP: Type.Optional(
-          Type.Object({}, { additionalProperties: true, description: 'the beneficiary CASP (LEIX id)' }),
-        ),
-      },
-      { additionalProperties: true },
-    ),
+    title: 'Travel-rule request (IVMS101)',
+    description: 'top-level `originator` and `beneficiary` are not read in this form',
+    additionalProperties: true,
   },
-  { title: 'Travel-rule request (IVMS101)', additionalProperties: true },
 );
 
 export const TravelRuleRequestSchema = Type.Union([TravelRulePlainRequest, TravelRuleIvmsRequest]);

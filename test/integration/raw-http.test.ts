@@ -9,7 +9,7 @@ import { clientWithKey, startTestApp, type TestApp } from '../helpers/harness.ts
 // where Fastify's defaults wrote bodies of their own format.
 
 /** Sends raw bytes and reads the whole answer (the server closes after an error). */
-function raw(port: number, text: string): Promise<{ status: number; body: string }> {
+function raw(port: number, text: string): Promise<{ status: number; body: string; head: string }> {
   return new Promise((resolve, reject) => {
     const socket = connect(port, '127.0.0.1');
     let data = '';
@@ -20,7 +20,7 @@ function raw(port: number, text: string): Promise<{ status: number; body: string
     socket.on('error', reject);
     socket.on('close', () => {
       const [head = '', ...rest] = data.split('\r\n\r\n');
-      resolve({ status: Number(head.split(' ')[1]), body: rest.join('\r\n\r\n') });
+      resolve({ status: Number(head.split(' ')[1]), body: rest.join('\r\n\r\n'), head });
     });
     socket.write(text);
     socket.setTimeout(10_000, () => socket.destroy(new Error('timeout')));
@@ -56,6 +56,12 @@ describe('malformed HTTP and URLs: documented formats', () => {
     const flat = await request('GET /api/mica/wallet-screening/%E0%A4%A HTTP/1.1');
     assert.equal(flat.status, 400);
     assert.equal(JSON.parse(flat.body).type, 'VALIDATION');
+    // Refused before routing, still with its request id (the caller's, when it sent one).
+    const traced = await request('GET /api/alerts/%E0%A4%A HTTP/1.1', 'X-Request-Id: trace-42\r\n');
+    assert.match(traced.head, /^x-request-id: trace-42$/im);
+    const long = await request(`GET /api/cases/${'a'.repeat(2000)} HTTP/1.1`, 'X-Request-Id: trace-43\r\n');
+    assert.equal(long.status, 404);
+    assert.match(long.head, /^x-request-id: trace-43$/im);
   });
 
   it('an id longer than any is an unknown id: 404', async () => {

@@ -168,6 +168,9 @@ export function frameworkErrorHandler(
   /** The not-found answer (not-found.ts), which counts a valid key's request and sets its headers. */
   unmatched?: (req: FastifyRequest, reply: FastifyReply) => Promise<unknown>,
 ) {
+  // Refused before routing, the answer passes no hook: the request id (every answer's, to quote in
+  // a support request) is set here.
+  reply.header('x-request-id', req.id);
   if (error.code === 'FST_ERR_MAX_PARAM_LENGTH' && unmatched) {
     unmatched(req, reply).catch((e) => sendError(req, reply, toAppError(e, undefined)));
     return;

@@ -60,7 +60,8 @@ const ONE_LINE_PARTS: ((a: Record<string, string | undefined>) => string | undef
   (a) => a.country,
 ];
 
-const ADDRESS_TEXT: [string, number][] = [
+/** The text elements of an Address and their most characters (IVMS101 C3, C8). */
+export const ADDRESS_TEXT: [string, number][] = [
   ['department', 50],
   ['subDepartment', 70],
   ['streetName', 70],

@@ -1,5 +1,6 @@
 import { type TSchema, Type } from 'typebox';
 import { ISO_COUNTRY_CODES } from '../../domain/country-codes.ts';
+import { ADDRESS_TEXT } from '../../domain/travel-rule/ivms101-person.ts';
 import {
   ADDRESS_TYPES,
   LEGAL_NAME_TYPES,
@@ -68,28 +69,15 @@ const secondSpelling = (first: string, second: string, schema: TSchema) => ({
   then: { properties: { [second]: Type.Union([schema, Blank]) } },
 });
 
-// The text elements of an Address and their bounds, as readAddress (ivms101-person.ts) reads them;
-// townName, [1..1], is added below.
-const ADDRESS_TEXT: [string, number][] = [
-  ['department', 50],
-  ['subDepartment', 70],
-  ['streetName', 70],
-  ['buildingNumber', 16],
-  ['buildingName', 35],
-  ['floor', 70],
-  ['postBox', 16],
-  ['room', 70],
-  ['postCode', 16],
-  ['townLocationName', 35],
-  ['districtName', 35],
-  ['countrySubDivision', 35],
-];
+// The text elements of an Address and their bounds, as readAddress reads them; townName, [1..1],
+// is added below.
+const ADDRESS_TEXT_OPTIONAL = ADDRESS_TEXT.filter(([name]) => name !== 'townName');
 
 /** Address (C3, C8; townName [1..1]). */
 export const IvmsAddress = Type.Object(
   {
     addressType: Code(ADDRESS_TYPES),
-    ...Object.fromEntries(ADDRESS_TEXT.map(([key, max]) => [key, orAbsent(Text(max))])),
+    ...Object.fromEntries(ADDRESS_TEXT_OPTIONAL.map(([key, max]) => [key, orAbsent(Text(max))])),
     townName: Text(35),
     addressLine: orNull(Repeated(Text(70), 0, 7)),
     country: Country,

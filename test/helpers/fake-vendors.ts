@@ -111,7 +111,13 @@ export async function startFakeVendor(kind: Kind): Promise<FakeVendor> {
           hanging.add(res);
           return;
         default:
-          return send(200, JSON.stringify(vendor.answers.get(address) ?? cleanAnswer(kind, body)));
+          // An answer set for the address, `null` included (a 200 whose body is JSON null).
+          return send(
+            200,
+            JSON.stringify(
+              vendor.answers.has(address) ? vendor.answers.get(address) : cleanAnswer(kind, body),
+            ),
+          );
       }
     });
   });

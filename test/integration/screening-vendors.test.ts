@@ -368,6 +368,40 @@ describe('wallet screening through the three vendors: mapping and cache', () => 
     assert.equal(m.risk_profile.sanctioned_exposure, 0);
   });
 
+  it('a vendor_a 200 whose body is null is unreadable, not the "no data" of a 404', async () => {
+    const address = freshEvm();
+    a.answers.set(address, null);
+    const body = await vendorError(address, 'vendor_a', 'CLOSED');
+    assert.match(body.error, /identifications|answer/);
+    a.answers.delete(address);
+  });
+
+  it('every vendor_b element for the address counts: a finding in a second one is not dropped', async () => {
+    const address = freshEvm();
+    const sanctioned = {
+      address,
+      chain: 'ethereum',
+      addressRiskIndicators: [
+        { category: 'Sanctions', categoryRiskScoreLevel: 15, riskType: 'OWNERSHIP', totalVolumeUsd: '1000' },
+      ],
+      entities: [],
+    };
+    b.answers.set(address, [
+      { address, chain: 'bitcoin', addressRiskIndicators: [], entities: [] },
+      sanctioned,
+    ]);
+    const s = await ok(address);
+    assert.equal(s.risk_profile.sanctioned_exposure, 1);
+    assert.equal(s.rule_evaluation.actions[0], 'BLOCK');
+    // The same element twice, the finding second: still found.
+    const repeated = freshEvm();
+    b.answers.set(repeated, [
+      { ...sanctioned, address: repeated, addressRiskIndicators: [] },
+      { ...sanctioned, address: repeated },
+    ]);
+    assert.equal((await ok(repeated)).risk_profile.risk_category, 'critical');
+  });
+
   it('a vendor_a 404 means "no data", not a failure', async () => {
     a.mode = 'notfound';
     const s = await ok(freshEvm());

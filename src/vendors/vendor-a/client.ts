@@ -1,5 +1,5 @@
 import { emptyRisk, mapVendorA } from '../../domain/screening/index.ts';
-import { callVendor, vendorUrl } from '../http.ts';
+import { callVendor, NO_DATA, vendorUrl } from '../http.ts';
 import { riskOf, type VendorClient, type VendorSettings } from '../vendor.ts';
 
 /**
@@ -19,8 +19,9 @@ export function createVendorAClient(s: VendorSettings): VendorClient {
         timeoutMs: s.timeoutMs,
         notFoundIsNoData: true,
       });
-      if (body === null) return emptyRisk();
-      // A 200 without a readable list is not "clean": it fails, naming the field (risk-vendors.ts).
+      if (body === NO_DATA) return emptyRisk();
+      // A 200 without a readable list (`null` too) is not "clean": it fails, naming the field
+      // (risk-vendors.ts).
       return riskOf('vendor_a', mapVendorA(body));
     },
   };

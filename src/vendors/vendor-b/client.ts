@@ -1,4 +1,4 @@
-import { mapVendorB } from '../../domain/screening/index.ts';
+import { combineRisk, mapVendorB } from '../../domain/screening/index.ts';
 import { callVendor, VendorCallError, vendorUrl } from '../http.ts';
 import { asObject, riskOf, type VendorClient, type VendorSettings } from '../vendor.ts';
 
@@ -21,13 +21,16 @@ export function createVendorBClient(s: VendorSettings): VendorClient {
         timeoutMs: s.timeoutMs,
       });
       const items = Array.isArray(body) ? body.map(asObject) : [];
-      // Vendors echo the address, sometimes normalised: match it case-insensitively, else take the only one.
-      const mine =
-        items.find(
-          (i) => typeof i?.address === 'string' && i.address.toLowerCase() === address.toLowerCase(),
-        ) ?? (items.length === 1 ? items[0] : undefined);
-      if (!mine) throw new VendorCallError('vendor_b', 'answer has no element for the address', 'failure');
-      return riskOf('vendor_b', mapVendorB(mine));
+      // Vendors echo the address, sometimes normalised: match it case-insensitively, else take the
+      // only element. Every element for the address counts (one per chain, or repeated), the worst
+      // winning, and each must be readable: a finding in a second element is never dropped.
+      const matching = items.filter(
+        (i) => typeof i?.address === 'string' && i.address.toLowerCase() === address.toLowerCase(),
+      );
+      const mine = matching.length > 0 ? matching : items.length === 1 ? items : [];
+      if (mine.length === 0)
+        throw new VendorCallError('vendor_b', 'answer has no element for the address', 'failure');
+      return combineRisk(mine.map((item) => riskOf('vendor_b', mapVendorB(item))));
     },
   };
 }

@@ -382,4 +382,20 @@ process.stdout.on('error', (err: NodeJS.ErrnoException) => {
   process.exit(1);
 });
 
-main(process.argv.slice(2)).then((code) => process.exit(code));
+/**
+ * Resolves once everything written to the stream so far has been handed to the OS. A write to a
+ * pipe that returned true may still be queued in the process (pipes are asynchronous on Linux),
+ * and process.exit() drops what is queued: an export read slowly (`| upload`) lost its last rows
+ * and still exited 0. Writes complete in order, so an empty write's callback marks the end.
+ */
+function flushed(stream: NodeJS.WriteStream): Promise<void> {
+  return new Promise((resolve) => {
+    if (stream.destroyed || !stream.writable) resolve();
+    else stream.write('', () => resolve());
+  });
+}
+
+main(process.argv.slice(2)).then(async (code) => {
+  await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
+  process.exit(code);
+});

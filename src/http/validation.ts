@@ -63,12 +63,48 @@ function valueProblem(v: unknown): [keyword: string, message: string] | undefine
   return undefined;
 }
 
+/** A whole number as a query string writes one: digits, an optional minus. */
+const WHOLE_NUMBER = /^-?[0-9]+$/;
+
+/**
+ * The integer parameters of a query or path schema. Ajv's coercion takes any text that JavaScript
+ * reads as that number: " " as 0, "0x10" as 16, "1e3" as 1000, so `after_seq=` with a blank
+ * variable would have answered the whole chain again. Such text is refused before coercion.
+ */
+function integerKeys(schema: unknown): string[] {
+  const props = (schema as { properties?: Record<string, { type?: unknown }> }).properties ?? {};
+  return Object.keys(props).filter((k) => props[k]?.type === 'integer');
+}
+
+function integerTextProblems(data: unknown, keys: string[]): ErrorObject[] {
+  if (keys.length === 0 || data === null || typeof data !== 'object') return [];
+  const out: ErrorObject[] = [];
+  for (const key of keys) {
+    const value = (data as Record<string, unknown>)[key];
+    if (typeof value === 'string' && !WHOLE_NUMBER.test(value))
+      out.push({
+        instancePath: `/${key}`,
+        schemaPath: `#/properties/${key}/type`,
+        keyword: 'type',
+        params: { type: 'integer' },
+        message: 'Must be a whole number written in digits',
+      });
+  }
+  return out;
+}
+
 /** Bodies are validated strictly; query strings and params are coerced from text. */
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
   if (httpPart === 'body') return bodyAjv.compile(schema as object);
   const validate = queryAjv.compile(schema as object);
+  const integers = integerKeys(schema);
   // Fastify reads a refusal's problems from the validator's `errors`, as Ajv's own function has them.
   const checked = (data: unknown) => {
+    const loose = integerTextProblems(data, integers);
+    if (loose.length > 0) {
+      checked.errors = loose;
+      return false;
+    }
     const ok = validate(data);
     checked.errors = ok ? textProblems(data) : validate.errors;
     return checked.errors === null || checked.errors === undefined || checked.errors.length === 0;

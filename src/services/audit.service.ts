@@ -48,6 +48,8 @@ export interface AuditQuery {
 
 /** What a cursor carries of its listing's cut (chainCut), so that every page reads the same one. */
 export interface CarriedCut {
+  /** the client whose chain the cut is of */
+  c?: string;
   /** the query's after_seq, which the cut was resolved for */
   a?: number;
   /** through_seq */
@@ -69,6 +71,7 @@ const isChainPosition = (v: unknown): v is number => Number.isSafeInteger(v) && 
 
 /** A cursor's carried cut, when it has a valid one (every part optional). */
 export const isCarriedCut = (c: CarriedCut) =>
+  (c.c === undefined || isCursorText(c.c)) &&
   (c.a === undefined || isChainPosition(c.a)) &&
   (c.h === undefined || isChainPosition(c.h)) &&
   (c.lo === undefined || isCursorTime(c.lo)) &&
@@ -76,6 +79,7 @@ export const isCarriedCut = (c: CarriedCut) =>
 
 /** The cut a page was read with, to hand on in its cursor. */
 export const carriedCutOf = (f: AuditFilter): CarriedCut => ({
+  c: f.client_id,
   a: f.after_seq,
   h: f.through_seq,
   lo: f.since,
@@ -106,6 +110,9 @@ export async function chainCut(
 ): Promise<AuditFilter> {
   const after = filter.after_seq;
   if (carried?.h !== undefined) {
+    // Another client's cursor would give its position and time span to this client's listing.
+    if (carried.c !== undefined && carried.c !== filter.client_id)
+      throw fieldError('cursor', 'Not a cursor from this API');
     if (carried.a !== after || (filter.through_seq !== undefined && filter.through_seq !== carried.h))
       throw fieldError(
         'cursor',

@@ -129,6 +129,13 @@ describe('audit answers are cut at a chain position (X-Audit-Chain-Seq, after_se
       assert.equal(res.statusCode, 400, other);
       assert.equal(res.json().error.details.field, 'cursor');
     }
+    // Another client's cursor is not one of this client's listings (its position and time span).
+    const foreign = await get(`?after_seq=${head - 3}&limit=1&cursor=${cursor}`, otherAuth);
+    assert.equal(foreign.statusCode, 400);
+    assert.equal(foreign.json().error.details.field, 'cursor');
+    // A position written otherwise than in digits is refused, not read as 0 or 16.
+    for (const loose of ['%20', '0x10', '1e3', '+1', '1.0'])
+      assert.equal((await get(`?after_seq=${loose}`)).statusCode, 400, loose);
     // An export is every match, whatever cut the cursor carried.
     const exported = await get(`?format=json&cursor=${cursor}`);
     assert.equal(exported.statusCode, 200);

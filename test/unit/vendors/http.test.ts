@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { Agent } from 'undici';
-import { callVendor, MAX_BODY_BYTES, VendorCallError } from '../../../src/vendors/http.ts';
+import { callVendor, MAX_BODY_BYTES, NO_DATA, VendorCallError } from '../../../src/vendors/http.ts';
 
 /**
  * One vendor call against a real HTTP server on 127.0.0.1: what each kind of answer means to the
@@ -102,7 +102,9 @@ describe('callVendor', () => {
 
   it('a 404 is "no data" where the vendor means it so, and a refusal elsewhere', async () => {
     const url = route(json(404, '{"error":"not found"}'));
-    assert.equal(await call(url, { notFoundIsNoData: true }), null);
+    assert.equal(await call(url, { notFoundIsNoData: true }), NO_DATA);
+    // A 200 whose body is JSON null is that body, not "no data".
+    assert.equal(await call(route(json(200, 'null')), { notFoundIsNoData: true }), null);
     await failsWith(call(url), 'neutral', /refused the request \(HTTP 404\)/);
   });
 

@@ -33,6 +33,9 @@ function micaWith(extra: Record<string, string | undefined>, ...args: string[]) 
     env: childEnv,
     encoding: 'utf8',
     timeout: 60_000,
+    // spawnSync's default (1 MiB) kills a child that writes more: an export of the bulk client is
+    // larger, and its cut output looked like a CLI that lost its last bytes.
+    maxBuffer: 256 * 1024 * 1024,
   });
   return { code: r.status, out: r.stdout, err: r.stderr, json: () => JSON.parse(r.stdout) };
 }
@@ -301,6 +304,46 @@ describe('the mica CLI', () => {
     assert.equal(since.code, 0, since.err);
     assert.deepEqual(JSON.parse(since.err), { through_seq: 3 });
     assert.deepEqual(since.out.trim().split('\r\n').slice(1), lines.slice(1, 1 + 2 * 6));
+    // A reader slower than the export gets all of it: the CLI exits only once stdout is written
+    // (a pipe write is asynchronous, and exiting dropped what was still queued, with exit 0).
+    assert.equal(mica('clients', 'create', 'bulk').code, 0);
+    const more = mica('keys', 'create', 'bulk').json().key as string;
+    for (let i = 0; i < 30; i++)
+      await Promise.all(Array.from({ length: 10 }, () => evaluateWith(server!.url, more, 'bulk')));
+    const reference = mica('audit', 'export', '--client', 'bulk', '--format', 'csv');
+    assert.equal(reference.code, 0, reference.err);
+    assert.ok(reference.out.length > 300_000, String(reference.out.length));
+    // Through a shell pipe read slowly to the end, as `mica audit export … | upload`: a pipe write
+    // is asynchronous, and exiting at once dropped what was still queued (JSON's closing bracket,
+    // or the last rows), with exit 0.
+    const slowReader =
+      'import sys,time\nwhile True:\n b=sys.stdin.buffer.read1(4096)\n if not b: break\n sys.stdout.buffer.write(b); sys.stdout.flush(); time.sleep(0.01)';
+    const referenceJson = mica('audit', 'export', '--client', 'bulk', '--format', 'json');
+    assert.equal(referenceJson.code, 0, referenceJson.err);
+    for (const [format, whole] of [
+      ['json', referenceJson.out],
+      ['csv', reference.out],
+    ] as const) {
+      const child = spawn(
+        'bash',
+        [
+          '-c',
+          `set -o pipefail; "${process.execPath}" --import tsx src/cli/main.ts audit export --client bulk --format ${format} | python3 -c "$READER"`,
+        ],
+        {
+          env: { ...process.env, ...env, LOG_LEVEL: 'silent', READER: slowReader },
+          stdio: ['ignore', 'pipe', 'ignore'],
+        },
+      );
+      const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
+      child.stdout.setEncoding('utf8');
+      let slow = '';
+      for await (const chunk of child.stdout) slow += chunk;
+      assert.equal(await closed, 0);
+      // Whole: byte for byte what an export read at full speed gives (JSON closed, last row whole).
+      assert.equal(slow.length, whole.length, `${format}: ${slow.slice(-40)}`);
+      assert.ok(slow === whole, format);
+    }
     // The executed actions too: GOV-001 and GOV-003 fire on empty periodic data (alert_management).
     const actions = mica('audit', 'export', '--client', 'acme', '--actions', '--format', 'json');
     assert.equal(actions.code, 0, actions.err);

@@ -5,6 +5,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } 
 import type { Logger } from 'pino';
 import type { Deps } from './deps.ts';
 import { AppError } from './errors.ts';
+import { withNamedSchemas } from './http/openapi-components.ts';
 import { withHeadersAndIds } from './http/openapi-document.ts';
 import { registerAuth } from './http/plugins/auth.ts';
 import {
@@ -157,8 +158,13 @@ export async function buildApp(deps: Deps, opts: { logger?: Logger | false } = {
       },
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
     },
+    // Shared schemas (app.addSchema) are named by their $id, not def-0, def-1….
+    refResolver: {
+      buildLocalReference: (json, _baseUri, _fragment, i) =>
+        typeof json.$id === 'string' ? json.$id : `def-${i}`,
+    },
     transformObject: (doc) =>
-      withHeadersAndIds('openapiObject' in doc ? doc.openapiObject : doc.swaggerObject),
+      withNamedSchemas(withHeadersAndIds('openapiObject' in doc ? doc.openapiObject : doc.swaggerObject)),
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());

@@ -18,42 +18,106 @@ const rateLimitHeaders = (of: string, when: string): Json => ({
   },
 });
 
+/**
+ * Header definitions are stated once, in `components.headers`, under `<group><Header>` names; the
+ * answers refer to them (repeated in every answer, they were 40 % of the document).
+ */
+function stated(group: string, headers: Json): { refs: Json; definitions: Json } {
+  const refs: Json = {};
+  const definitions: Json = {};
+  for (const [header, definition] of Object.entries(headers)) {
+    const name = group + header.replace(/^X-/, '').replaceAll('-', '');
+    definitions[name] = definition;
+    refs[header] = { $ref: `#/components/headers/${name}` };
+  }
+  return { refs, definitions };
+}
+
 /** A key's requests are counted against its client once the key is accepted (plugins/rate-limit.ts). */
-const CLIENT_LIMIT_HEADERS = rateLimitHeaders(
-  "the client's minute limit, or its day limit",
-  'on every answer once the key is accepted: never on a 401, nor on the 503 of a server shutting down',
+const CLIENT_LIMIT = stated(
+  'Client',
+  rateLimitHeaders(
+    "the client's minute limit, or its day limit",
+    'on every answer once the key is accepted: never on a 401, nor on the 503 of a server shutting down',
+  ),
 );
 
 /**
  * A webhook delivery is counted against its source before its signature is checked, then, once
  * verified, against the vendor limits, whose decision replaces the first (webhooks.routes.ts).
  */
-const WEBHOOK_LIMIT_HEADERS = rateLimitHeaders(
-  "the source's limit of unverified deliveries; once the signature is verified, the vendor limit",
-  'on every answer, a failed signature’s 401 included, but the 503 of a server shutting down',
+const WEBHOOK_LIMIT = stated(
+  'Webhook',
+  rateLimitHeaders(
+    "the source's limit of unverified deliveries; once the signature is verified, the vendor limit",
+    'on every answer, a failed signature’s 401 included, but the 503 of a server shutting down',
+  ),
 );
 
-const RETRY_AFTER: Json = {
+const RETRY_AFTER = stated('', {
   'Retry-After': { description: 'seconds to wait before retrying', schema: { type: 'integer' } },
-};
+});
 
-const EXPORT_HEADERS: Json = {
+const EXPORT = stated('Export', {
   'Content-Disposition': {
     description: 'an export is an attachment, named after the client and time',
     schema: { type: 'string' },
   },
-};
+});
 
 /** The audit trail's answers (see chainCut in audit.service.ts). */
-const AUDIT_CUT_HEADERS: Json = {
+const AUDIT_CUT = stated('', {
   'X-Audit-Chain-Seq': {
     description:
       "the client's chain position the answer is complete through: every matching evaluation up to it is in the answer (or its pages), none after it; pass it as after_seq next time to get exactly what was committed since",
     schema: { type: 'integer' },
   },
-};
+});
+
+const HEADER_COMPONENTS: Json = Object.assign(
+  {},
+  ...[CLIENT_LIMIT, WEBHOOK_LIMIT, RETRY_AFTER, EXPORT, AUDIT_CUT].map((h) => h.definitions),
+);
 
 const AUDIT_CUT_PATHS = new Set(['/api/mica/audit/evaluations', '/api/mica/audit/actions']);
+
+/**
+ * What each status means, for the answers whose route states no description of its own (Fastify
+ * names them "Default Response", which tells a reader nothing).
+ */
+function statusDescription(path: string, status: string): string | undefined {
+  const webhook = path.startsWith('/api/webhooks/');
+  switch (status) {
+    case '200':
+      return 'Success';
+    case '400':
+      return 'Invalid request: not JSON, a missing field, a wrong type, an unknown enum value or a value out of range; `details` names the fields (all of them in `details.errors`)';
+    case '401':
+      return webhook
+        ? 'Signature missing or not valid for the raw body under any secret of a registration of this vendor kind, or `X-Signature-Timestamp` more than 300 s away from now'
+        : 'Missing, unknown, expired or revoked API key, or a key of the other environment (live / sandbox)';
+    case '403':
+      return "The key's role may not do this (administrators only)";
+    case '404':
+      return "No such id for the caller's client: an id of another client answers the same";
+    case '409':
+      return webhook
+        ? 'DUPLICATE_ALERT: a delivery id seen before, or a creation event for a vendor object that already has an alert; nothing stored'
+        : 'The current state does not allow this (a transition its state does not lead to, or a change made meanwhile)';
+    case '413':
+      return "Body larger than the service's limit (1 MiB unless the operator set BODY_LIMIT_BYTES)";
+    case '429':
+      return 'Rate limit exceeded: retry after `Retry-After` seconds';
+    case '500':
+      return 'Internal error: no detail in the answer; its `X-Request-Id` finds the cause in the logs';
+    case '503':
+      return path.startsWith('/api/')
+        ? 'Unavailable for now (storage unreachable, a vendor unavailable or its circuit breaker open, or the server shutting down): nothing was accepted; retry after `Retry-After` seconds'
+        : 'Not ready: the database or the cache is unreachable';
+    default:
+      return undefined;
+  }
+}
 
 const METHODS = new Set(['get', 'post', 'put', 'patch', 'delete']);
 
@@ -86,7 +150,7 @@ const METHOD_NOT_ALLOWED: Json = {
       description: 'the methods the path is served under, comma-separated',
       schema: { type: 'string' },
     },
-    ...CLIENT_LIMIT_HEADERS,
+    ...CLIENT_LIMIT.refs,
   },
   content: {
     'application/json': {
@@ -133,10 +197,10 @@ const METHOD_NOT_ALLOWED: Json = {
 
 /** The rate-limit headers of one answer, where the service sends them. */
 function limitHeadersOf(path: string, op: Json, status: string): Json {
-  if (path.startsWith('/api/webhooks/')) return WEBHOOK_LIMIT_HEADERS;
+  if (path.startsWith('/api/webhooks/')) return WEBHOOK_LIMIT.refs;
   // Counted after authentication: a 401 has no client to count against, and carries none.
   const bearer = Array.isArray(op.security) && op.security.length > 0;
-  return bearer && status !== '401' ? CLIENT_LIMIT_HEADERS : {};
+  return bearer && status !== '401' ? CLIENT_LIMIT.refs : {};
 }
 
 /**
@@ -151,19 +215,22 @@ export function withHeadersAndIds<T>(doc: T): T {
       op.operationId ??= operationIdOf(method, path);
       const responses = (op.responses ?? {}) as Record<string, Json>;
       for (const [status, res] of Object.entries(responses)) {
+        if (res.description === 'Default Response')
+          res.description = statusDescription(path, status) ?? res.description;
         const content = (res.content ?? {}) as Json;
         const headers: Json = {
           ...limitHeadersOf(path, op, status),
           // The service's own 503s (store lost, vendor away, shutting down); /readyz's 503 has none.
-          ...(status === '429' || (status === '503' && path.startsWith('/api/')) ? RETRY_AFTER : {}),
-          ...(status === '200' && 'text/csv' in content ? EXPORT_HEADERS : {}),
-          ...(status === '200' && AUDIT_CUT_PATHS.has(path) ? AUDIT_CUT_HEADERS : {}),
+          ...(status === '429' || (status === '503' && path.startsWith('/api/')) ? RETRY_AFTER.refs : {}),
+          ...(status === '200' && 'text/csv' in content ? EXPORT.refs : {}),
+          ...(status === '200' && AUDIT_CUT_PATHS.has(path) ? AUDIT_CUT.refs : {}),
         };
         if (Object.keys(headers).length > 0) res.headers = { ...headers, ...((res.headers as Json) ?? {}) };
       }
     }
   const components = ((doc as Json).components ?? {}) as Json;
   components.responses = { ...((components.responses as Json) ?? {}), MethodNotAllowed: METHOD_NOT_ALLOWED };
+  components.headers = { ...((components.headers as Json) ?? {}), ...HEADER_COMPONENTS };
   (doc as Json).components = components;
   return doc;
 }

@@ -13,12 +13,15 @@ import { encodingRefusal, parseJsonBody, registerRawBody } from '../plugins/json
 import { rateLimitError, setRateLimitHeaders } from '../plugins/rate-limit.ts';
 import { NestedError } from '../schemas/common.schema.ts';
 
-const Ack = Type.Object({
-  status: Type.Literal('accepted'),
-  platform_alert_id: Type.String({ format: 'uuid' }),
-  case_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
-  case_number: Type.Union([Type.String({ pattern: '^CASE-\\d{4}-\\d{6,}$' }), Type.Null()]),
-});
+const Ack = Type.Object(
+  {
+    status: Type.Literal('accepted'),
+    platform_alert_id: Type.String({ format: 'uuid' }),
+    case_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
+    case_number: Type.Union([Type.String({ pattern: '^CASE-\\d{4}-\\d{6,}$' }), Type.Null()]),
+  },
+  { title: 'WebhookAcknowledgement' },
+);
 
 const errors = {
   400: NestedError,

@@ -6,62 +6,71 @@ const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
 const DateTime = Type.String({ format: 'date-time' });
 const Uuid = Type.String({ format: 'uuid' });
 
-const HistoryEntry = Type.Object({
-  at: DateTime,
-  actor: Type.String({ description: "the key's id, or a part of the service (webhook:<kind>, system:…)" }),
-  actor_name: Nullable(
-    Type.String({ description: 'the person named for the key: its officer, or the X-Actor header' }),
-  ),
-  from: Nullable(Type.String()),
-  to: Type.String(),
-  note: Nullable(Type.String()),
-});
+const HistoryEntry = Type.Object(
+  {
+    at: DateTime,
+    actor: Type.String({ description: "the key's id, or a part of the service (webhook:<kind>, system:…)" }),
+    actor_name: Nullable(
+      Type.String({ description: 'the person named for the key: its officer, or the X-Actor header' }),
+    ),
+    from: Nullable(Type.String()),
+    to: Type.String(),
+    note: Nullable(Type.String()),
+  },
+  { title: 'HistoryEntry' },
+);
 
 export const ALERT_STATUSES = statusesOf('alert');
 export const CASE_STATUSES = statusesOf('case');
 export const SEVERITIES = ['low', 'medium', 'high', 'critical'] as const;
 
 /** An alert (CONTRACT §5). */
-export const AlertSchema = Type.Object({
-  id: Uuid,
-  status: Type.String({ description: ALERT_STATUSES.join(', ') }),
-  resolution: Nullable(Type.String()),
-  severity: Type.String({ description: SEVERITIES.join(', ') }),
-  source: Type.String({ description: 'txmon-a, txmon-b, kyc, screening or evaluation' }),
-  event: Nullable(Type.String()),
-  vendor_object_id: Nullable(Type.String()),
-  customer_id: Nullable(Type.String()),
-  transaction_id: Nullable(Type.String()),
-  evaluation_id: Nullable(Uuid),
-  case_id: Nullable(Uuid),
-  due_at: DateTime,
-  overdue: Type.Boolean(),
-  created_at: DateTime,
-  updated_at: DateTime,
-  payload: Type.Unknown({
-    description:
-      "webhooks: the delivered body, the vendor's JSON exactly as received (numbers keep every digit, e.g. 1234567890123456789 or 1e400; read them with a parser that keeps them); null for an evaluation's alert",
-  }),
-  history: Type.Array(HistoryEntry),
-});
+export const AlertSchema = Type.Object(
+  {
+    id: Uuid,
+    status: Type.String({ description: ALERT_STATUSES.join(', ') }),
+    resolution: Nullable(Type.String()),
+    severity: Type.String({ description: SEVERITIES.join(', ') }),
+    source: Type.String({ description: 'txmon-a, txmon-b, kyc, screening or evaluation' }),
+    event: Nullable(Type.String()),
+    vendor_object_id: Nullable(Type.String()),
+    customer_id: Nullable(Type.String()),
+    transaction_id: Nullable(Type.String()),
+    evaluation_id: Nullable(Uuid),
+    case_id: Nullable(Uuid),
+    due_at: DateTime,
+    overdue: Type.Boolean(),
+    created_at: DateTime,
+    updated_at: DateTime,
+    payload: Type.Unknown({
+      description:
+        "webhooks: the delivered body, the vendor's JSON exactly as received (numbers keep every digit, e.g. 1234567890123456789 or 1e400; read them with a parser that keeps them); null for an evaluation's alert",
+    }),
+    history: Type.Array(HistoryEntry),
+  },
+  { title: 'Alert' },
+);
 
 /** A case (CONTRACT §5). */
-export const CaseSchema = Type.Object({
-  id: Uuid,
-  case_number: Type.String({ pattern: '^CASE-\\d{4}-\\d{6,}$' }),
-  status: Type.String({ description: CASE_STATUSES.join(', ') }),
-  resolution: Nullable(Type.String()),
-  reason: Type.String(),
-  assignee: Nullable(Type.String()),
-  rule_ids: Type.Array(Type.String()),
-  alert_ids: Type.Array(Uuid),
-  evaluation_id: Nullable(Uuid),
-  due_at: DateTime,
-  overdue: Type.Boolean(),
-  created_at: DateTime,
-  updated_at: DateTime,
-  history: Type.Array(HistoryEntry),
-});
+export const CaseSchema = Type.Object(
+  {
+    id: Uuid,
+    case_number: Type.String({ pattern: '^CASE-\\d{4}-\\d{6,}$' }),
+    status: Type.String({ description: CASE_STATUSES.join(', ') }),
+    resolution: Nullable(Type.String()),
+    reason: Type.String(),
+    assignee: Nullable(Type.String()),
+    rule_ids: Type.Array(Type.String()),
+    alert_ids: Type.Array(Uuid),
+    evaluation_id: Nullable(Uuid),
+    due_at: DateTime,
+    overdue: Type.Boolean(),
+    created_at: DateTime,
+    updated_at: DateTime,
+    history: Type.Array(HistoryEntry),
+  },
+  { title: 'Case' },
+);
 
 /**
  * A list or export query names only the filters it knows: a misspelt one (`customer=` for

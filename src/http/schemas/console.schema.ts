@@ -146,26 +146,32 @@ export const TransitionQuerySchema = Type.Object(
   STRICT_QUERY,
 );
 
-export const TransitionSchema = Type.Object({
-  at: Type.String({ format: 'date-time' }),
-  kind: Type.String({ description: 'case or alert' }),
-  item_id: Type.String({ format: 'uuid' }),
-  case_id: Nullable(Type.String({ format: 'uuid' })),
-  case_number: Nullable(Type.String()),
-  actor: Type.String(),
-  actor_name: Nullable(Type.String()),
-  from: Nullable(Type.String()),
-  to: Type.String(),
-  note: Nullable(Type.String()),
-  resolution: Nullable(Type.String({ description: 'on a move to closed' })),
-});
+export const TransitionSchema = Type.Object(
+  {
+    at: Type.String({ format: 'date-time' }),
+    kind: Type.String({ description: 'case or alert' }),
+    item_id: Type.String({ format: 'uuid' }),
+    case_id: Nullable(Type.String({ format: 'uuid' })),
+    case_number: Nullable(Type.String()),
+    actor: Type.String(),
+    actor_name: Nullable(Type.String()),
+    from: Nullable(Type.String()),
+    to: Type.String(),
+    note: Nullable(Type.String()),
+    resolution: Nullable(Type.String({ description: 'on a move to closed' })),
+  },
+  { title: 'Transition' },
+);
 
-export const EvaluationRecordSchema = Type.Object({
-  evaluation_id: Type.String({ format: 'uuid' }),
-  evaluated_at: Type.String({ format: 'date-time' }),
-  evaluator_id: Type.String(),
-  rule_set_version: Type.String(),
-  high_risk_list_date: Nullable(Type.String()),
-  request: Type.Unknown({ description: 'the evaluation request as received' }),
-  response: Type.Unknown({ description: 'the evaluation response as returned' }),
-});
+export const EvaluationRecordSchema = Type.Object(
+  {
+    evaluation_id: Type.String({ format: 'uuid' }),
+    evaluated_at: Type.String({ format: 'date-time' }),
+    evaluator_id: Type.String(),
+    rule_set_version: Type.String(),
+    high_risk_list_date: Nullable(Type.String()),
+    request: Type.Unknown({ description: 'the evaluation request as received' }),
+    response: Type.Unknown({ description: 'the evaluation response as returned' }),
+  },
+  { title: 'EvaluationRecord' },
+);

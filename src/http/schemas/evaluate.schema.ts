@@ -196,25 +196,31 @@ export type EvaluationRequestBody = Static<typeof EvaluationRequestSchema>;
 
 const Severity = Enum(['low', 'medium', 'high', 'critical']);
 
-export const RuleResultSchema = Type.Object({
-  rule_id: Type.String(),
-  rule_name: Type.String(),
-  triggered: Type.Boolean(),
-  result: Enum(['pass', 'fail', 'alert', 'block']),
-  conditions_met: Type.Record(Type.String(), Type.Boolean()),
-  actions_to_execute: Type.Array(Type.String()),
-  severity: Severity,
-});
+export const RuleResultSchema = Type.Object(
+  {
+    rule_id: Type.String(),
+    rule_name: Type.String(),
+    triggered: Type.Boolean(),
+    result: Enum(['pass', 'fail', 'alert', 'block']),
+    conditions_met: Type.Record(Type.String(), Type.Boolean()),
+    actions_to_execute: Type.Array(Type.String()),
+    severity: Severity,
+  },
+  { title: 'RuleResult' },
+);
 
-export const EvaluationResponseSchema = Type.Object({
-  rules_evaluated: Type.Integer(),
-  rules_triggered: Type.Integer(),
-  evaluation_id: Type.String({ format: 'uuid' }),
-  timestamp: Type.String({ format: 'date-time' }),
-  results: Type.Array(RuleResultSchema),
-  highest_severity: Type.Union([Severity, Type.Null()]),
-  actions_required: Type.Array(Type.String()),
-  should_block: Type.Boolean(),
-  should_alert: Type.Boolean(),
-  should_create_case: Type.Boolean(),
-});
+export const EvaluationResponseSchema = Type.Object(
+  {
+    rules_evaluated: Type.Integer(),
+    rules_triggered: Type.Integer(),
+    evaluation_id: Type.String({ format: 'uuid' }),
+    timestamp: Type.String({ format: 'date-time' }),
+    results: Type.Array(RuleResultSchema),
+    highest_severity: Type.Union([Severity, Type.Null()]),
+    actions_required: Type.Array(Type.String()),
+    should_block: Type.Boolean(),
+    should_alert: Type.Boolean(),
+    should_create_case: Type.Boolean(),
+  },
+  { title: 'EvaluationResponse' },
+);

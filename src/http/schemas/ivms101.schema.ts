@@ -83,6 +83,7 @@ export const IvmsAddress = Type.Object(
     country: Country,
   },
   open('C8: addressLine, or streetName with buildingName and/or buildingNumber', {
+    title: 'Ivms101Address',
     allOf: [
       secondSpelling('postCode', 'postcode', Text(16)),
       {
@@ -237,7 +238,7 @@ export const IvmsNaturalPerson = Type.Object(
     dateAndPlaceOfBirth: orNull(Type.Object({ dateOfBirth: PastDate, placeOfBirth: Text(70) }, open())),
     countryOfResidence: orAbsent(Country),
   },
-  open(),
+  open(undefined, { title: 'Ivms101NaturalPerson' }),
 );
 
 export const IvmsLegalPerson = Type.Object(
@@ -248,7 +249,10 @@ export const IvmsLegalPerson = Type.Object(
     nationalIdentification: orNull(LegalNationalId),
     countryOfRegistration: orAbsent(Country),
   },
-  open(undefined, { allOf: [secondSpelling('customerIdentification', 'customerNumber', Text(50))] }),
+  open(undefined, {
+    title: 'Ivms101LegalPerson',
+    allOf: [secondSpelling('customerIdentification', 'customerNumber', Text(50))],
+  }),
 );
 
 /** Person: exactly one of naturalPerson or legalPerson (null counts as absent), and 2023's accountNumber. */
@@ -259,6 +263,7 @@ export const IvmsPerson = Type.Object(
     accountNumber: AccountNumbers,
   },
   open('exactly one of naturalPerson or legalPerson', {
+    title: 'Ivms101Person',
     anyOf: [
       {
         required: ['naturalPerson'],
@@ -330,5 +335,7 @@ export const IvmsIdentityPayload = Type.Object(
       ),
     ),
   },
-  open('IVMS101.2023 (2020 placements accepted), camelCase, as the standard’s JSON'),
+  open('IVMS101.2023 (2020 placements accepted), camelCase, as the standard’s JSON', {
+    title: 'Ivms101Payload',
+  }),
 );

@@ -43,26 +43,29 @@ const SanctionsMatchSchema = Type.Object({
   score: Type.Number({ minimum: 0, maximum: 1 }),
 });
 
-export const ScreeningResponseSchema = Type.Object({
-  risk_profile: Type.Object({
-    wallet_address: Type.String(),
-    blockchain: Enum(CHAIN_NAMES),
-    risk_score: Type.Number({ minimum: 0, maximum: 100 }),
-    risk_category: Enum(['low', 'medium', 'high', 'critical']),
-    sanctioned_exposure: Type.Number({ minimum: 0, maximum: 1 }),
-    darknet_exposure: Type.Number({ minimum: 0, maximum: 1 }),
-    mixer_exposure: Type.Number({ minimum: 0, maximum: 1 }),
-    last_activity_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
-    sanctions_matches: Type.Array(SanctionsMatchSchema, { description: 'extension (CONTRACT §7)' }),
-  }),
-  rule_evaluation: Type.Object({
-    rules_triggered: Type.Integer(),
-    should_alert: Type.Boolean(),
-    should_block: Type.Boolean(),
-    actions: Type.Array(Enum(['BLOCK', 'REVIEW', 'REQUEST_INFO', 'ALLOW'])),
-    triggered_rules: Type.Array(RuleResultSchema),
-  }),
-});
+export const ScreeningResponseSchema = Type.Object(
+  {
+    risk_profile: Type.Object({
+      wallet_address: Type.String(),
+      blockchain: Enum(CHAIN_NAMES),
+      risk_score: Type.Number({ minimum: 0, maximum: 100 }),
+      risk_category: Enum(['low', 'medium', 'high', 'critical']),
+      sanctioned_exposure: Type.Number({ minimum: 0, maximum: 1 }),
+      darknet_exposure: Type.Number({ minimum: 0, maximum: 1 }),
+      mixer_exposure: Type.Number({ minimum: 0, maximum: 1 }),
+      last_activity_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+      sanctions_matches: Type.Array(SanctionsMatchSchema, { description: 'extension (CONTRACT §7)' }),
+    }),
+    rule_evaluation: Type.Object({
+      rules_triggered: Type.Integer(),
+      should_alert: Type.Boolean(),
+      should_block: Type.Boolean(),
+      actions: Type.Array(Enum(['BLOCK', 'REVIEW', 'REQUEST_INFO', 'ALLOW'])),
+      triggered_rules: Type.Array(RuleResultSchema),
+    }),
+  },
+  { title: 'WalletScreeningResponse' },
+);
 
 const BreakerSchema = Type.Object({
   state: Type.Union([Type.Literal('CLOSED'), Type.Literal('OPEN'), Type.Literal('HALF_OPEN')]),
@@ -71,6 +74,9 @@ const BreakerSchema = Type.Object({
   last_failure: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
 });
 
-export const BreakerStatusSchema = Type.Object({
-  breakers: Type.Object({ vendor_a: BreakerSchema, vendor_b: BreakerSchema, vendor_c: BreakerSchema }),
-});
+export const BreakerStatusSchema = Type.Object(
+  {
+    breakers: Type.Object({ vendor_a: BreakerSchema, vendor_b: BreakerSchema, vendor_c: BreakerSchema }),
+  },
+  { title: 'CircuitBreakerStatus' },
+);

@@ -89,19 +89,22 @@ export const TravelRuleIvmsRequest = Type.Object(
 
 export const TravelRuleRequestSchema = Type.Union([TravelRulePlainRequest, TravelRuleIvmsRequest]);
 
-export const TravelRuleResponseSchema = Type.Object({
-  validation_result: Type.Object({
-    transfer_id: Type.String(),
-    data_completeness: Enum(['complete', 'partial', 'missing']),
-    required_fields: Type.Array(Type.String(), { description: 'missing required fields, dotted paths' }),
-    self_hosted: Type.Boolean(),
-    counterparty_verified: Type.Boolean(),
-  }),
-  rule_evaluation: Type.Object({
-    rules_triggered: Type.Integer(),
-    should_alert: Type.Boolean(),
-    should_block: Type.Boolean(),
-    actions: Type.Array(Enum(['ALLOW', 'REVIEW', 'BLOCK', 'REQUEST_INFO'])),
-    triggered_rules: Type.Array(RuleResultSchema),
-  }),
-});
+export const TravelRuleResponseSchema = Type.Object(
+  {
+    validation_result: Type.Object({
+      transfer_id: Type.String(),
+      data_completeness: Enum(['complete', 'partial', 'missing']),
+      required_fields: Type.Array(Type.String(), { description: 'missing required fields, dotted paths' }),
+      self_hosted: Type.Boolean(),
+      counterparty_verified: Type.Boolean(),
+    }),
+    rule_evaluation: Type.Object({
+      rules_triggered: Type.Integer(),
+      should_alert: Type.Boolean(),
+      should_block: Type.Boolean(),
+      actions: Type.Array(Enum(['ALLOW', 'REVIEW', 'BLOCK', 'REQUEST_INFO'])),
+      triggered_rules: Type.Array(RuleResultSchema),
+    }),
+  },
+  { title: 'TravelRuleResponse' },
+);

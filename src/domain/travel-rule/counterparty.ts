@@ -1,6 +1,7 @@
 // Counterparty (beneficiary CASP) verification against the CASP directory, and the parser of
 // the directory's CSV import (`mica casps import <csv>`, CONTRACT §7).
 import { parse } from 'csv-parse/sync';
+import { hasVisibleText } from '../visible-text.ts';
 import { isValidLei } from './lei.ts';
 import type { TravelRuleTransfer } from './transfer.ts';
 
@@ -43,7 +44,7 @@ export function verifyCounterparty(transfer: TravelRuleTransfer, directory: Casp
   if (casp_lei === undefined || !isValidLei(casp_lei)) return false;
   const entry = directory.get(casp_lei);
   if (!entry) return false;
-  if (casp_name === undefined || casp_name.trim() === '') return true;
+  if (casp_name === undefined || !hasVisibleText(casp_name)) return true;
   return normaliseCaspName(casp_name) === normaliseCaspName(entry.name);
 }
 

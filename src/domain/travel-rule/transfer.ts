@@ -1,6 +1,7 @@
 // The normalised travel-rule transfer and the validator of the spec's plain JSON request
 // (service-spec "Travel-rule validation", CONTRACT §7 "Travel rule").
 import { CHAINS, type Chain, inferChain, validateAddress } from '../screening/address/index.ts';
+import { hasVisibleText } from '../visible-text.ts';
 import { leiProblem } from './lei.ts';
 
 export type Direction = 'outbound' | 'inbound';
@@ -62,9 +63,9 @@ const MAX_ID_LENGTH = 256;
 const MAX_TEXT_LENGTH = 1024;
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
-/** True for a value that carries nothing: absent, null, or a string of white space only. */
+/** True for a value that carries nothing: absent, null, or a string with no visible character. */
 export function isBlank(v: unknown): boolean {
-  return v === undefined || v === null || (typeof v === 'string' && v.trim() === '');
+  return v === undefined || v === null || (typeof v === 'string' && !hasVisibleText(v));
 }
 
 /** True for a plain JSON object (not null, not an array). */
@@ -163,6 +164,24 @@ function addressError(address: string, chain: Chain | undefined): string | undef
   return checked.ok ? undefined : checked.reason;
 }
 
+/**
+ * A transfer moves on one chain: without `blockchain` each address is checked by its own form, so
+ * a Solana originator paying an Ethereum beneficiary passed as complete (and was audited so).
+ */
+function chainMismatch(
+  originator: string | undefined,
+  beneficiary: string,
+  blockchain: Chain | undefined,
+): string | undefined {
+  if (blockchain !== undefined || originator === undefined || addressError(originator, undefined))
+    return undefined;
+  const from = chainForAddress(originator, undefined);
+  const to = chainForAddress(beneficiary, undefined);
+  if (from === undefined || to === undefined || from === to) return undefined;
+  const name = (chain: Chain) => (chain === 'ethereum' ? 'EVM' : chain);
+  return `${to === 'ethereum' ? 'an' : 'a'} ${name(to)} address, not on the originator's chain (${name(from)}): both addresses of a transfer are on one chain (give blockchain)`;
+}
+
 // Value checks that need the parsed shape: addresses against their chain, the date, the LEI.
 function valueErrors(
   t: TravelRuleTransfer,
@@ -180,7 +199,11 @@ function valueErrors(
   else if (o.date_of_birth !== undefined && today !== undefined && o.date_of_birth >= today)
     found.push(['originator.date_of_birth', 'Must be a date in the past']);
   if (b.wallet_address !== undefined)
-    found.push(['beneficiary.wallet_address', addressError(b.wallet_address, t.blockchain)]);
+    found.push([
+      'beneficiary.wallet_address',
+      addressError(b.wallet_address, t.blockchain) ??
+        chainMismatch(o.wallet_address, b.wallet_address, t.blockchain),
+    ]);
   if (b.casp_lei !== undefined) found.push(['beneficiary.casp_lei', leiProblem(b.casp_lei)]);
   return found
     .filter(([, reason]) => reason !== undefined)

@@ -3,6 +3,7 @@
 // reported at once as `<field>: <message>`, the wording of the spec's validation errors.
 import { isStorableInstant, STORABLE_INSTANT_RANGE } from '../rules/facts.ts';
 import type { Severity } from '../rules/types.ts';
+import { hasVisibleText } from '../visible-text.ts';
 import { type EventRole, isWebhookKind, KIND_SPECS, WEBHOOK_KINDS, type WebhookKind } from './kinds.ts';
 
 export type KycDecision = 'approved' | 'declined' | 'review';
@@ -82,7 +83,7 @@ function reader(obj: Json, prefix: string, errors: string[]) {
           key,
           'Number too large to be exact (integer ids must be at most 9007199254740991); send the id as a string',
         );
-      if (typeof v !== 'string' || v.trim() === '') return fail(key, 'Must be a non-empty string');
+      if (typeof v !== 'string' || !hasVisibleText(v)) return fail(key, 'Must be a non-empty string');
       if (v.length > MAX_ID_LENGTH) return fail(key, `Must be at most ${MAX_ID_LENGTH} characters`);
       return v;
     },

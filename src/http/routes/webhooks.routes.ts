@@ -11,7 +11,7 @@ import {
 import { SignatureRejected, type WebhookIntakeService } from '../../services/webhook-intake.service.ts';
 import { encodingRefusal, parseJsonBody, registerRawBody } from '../plugins/json-body.ts';
 import { rateLimitError, setRateLimitHeaders } from '../plugins/rate-limit.ts';
-import { NestedError } from '../schemas/common.schema.ts';
+import { NestedError, VISIBLE_TEXT } from '../schemas/common.schema.ts';
 
 const Ack = Type.Object(
   {
@@ -48,7 +48,7 @@ function documentedBody(kind: (typeof WEBHOOK_KINDS)[number]) {
   const id = (description: string) =>
     Type.Union(
       [
-        Type.String({ minLength: 1, maxLength: 256, pattern: '\\S' }),
+        Type.String({ minLength: 1, maxLength: 256, pattern: VISIBLE_TEXT }),
         Type.Integer({ minimum: -MAX_EXACT_INTEGER, maximum: MAX_EXACT_INTEGER }),
       ],
       {

@@ -1,4 +1,9 @@
 import { Type } from 'typebox';
+import { INVISIBLE_CLASS } from '../../domain/visible-text.ts';
+
+/** Patterns of a string with no visible character (see domain/visible-text.ts), and of one with some. */
+export const BLANK_TEXT = `^[${INVISIBLE_CLASS}]*$`;
+export const VISIBLE_TEXT = `[^${INVISIBLE_CLASS}]`;
 
 /** Nested error body (evaluate, audit, alerts, cases). */
 export const NestedError = Type.Object(

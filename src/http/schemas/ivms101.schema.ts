@@ -12,6 +12,7 @@ import {
   TRANSLITERATION_METHODS,
 } from '../../domain/travel-rule/ivms101-read.ts';
 import { LEI_FORMAT } from '../../domain/travel-rule/lei.ts';
+import { BLANK_TEXT, VISIBLE_TEXT } from './common.schema.ts';
 
 // The IVMS101 identity payload of the travel-rule request, as the travel-rule domain reads it
 // (domain/travel-rule/ivms101*.ts): for the OpenAPI document only, the route validates nothing
@@ -28,11 +29,12 @@ const open = (description?: string, more: Options = {}): Options => ({
   ...more,
 });
 
-/** What the reader takes as absent: null, or a string of white space only. */
-export const Blank = Type.Union([Type.Null(), Type.String({ pattern: '^\\s*$' })], {
-  description: 'counts as absent',
+/** What the reader takes as absent: null, or a string with no visible character. */
+export const Blank = Type.Union([Type.Null(), Type.String({ pattern: BLANK_TEXT })], {
+  description:
+    'counts as absent: null, or no visible character (white space, zero-width or format characters only)',
 });
-const NotBlank = Type.String({ pattern: '\\S' });
+const NotBlank = Type.String({ pattern: VISIBLE_TEXT });
 
 /** An optional element: absent, null or blank, or the schema's value. */
 const orAbsent = (schema: TSchema, description?: string) =>
@@ -45,7 +47,7 @@ const orNull = (schema: TSchema, description?: string) =>
 const Text = (max: number, description?: string) =>
   Type.String({ maxLength: max, pattern: '^ *[!-~][ -~]*$', ...(description ? { description } : {}) });
 /** LocalMaxNText: any script, not blank. */
-const LocalText = (max: number) => Type.String({ maxLength: max, pattern: '\\S' });
+const LocalText = (max: number) => Type.String({ maxLength: max, pattern: VISIBLE_TEXT });
 const Code = (codes: readonly string[]) => Type.Enum([...codes]);
 const Country = Type.Enum([...ISO_COUNTRY_CODES, 'XX'], {
   description: 'ISO 3166-1 alpha-2 country code, upper case, or XX (C3)',
@@ -118,7 +120,7 @@ const LegalNationalId = Type.Object(
     ...nationalIdFields,
     nationalIdentifierType: Code(LEGAL_PERSON_ID_TYPES),
     countryOfIssue: Type.Optional(
-      Type.Union([Type.Null(), Type.String({ pattern: '^\\s*$' })], {
+      Type.Union([Type.Null(), Type.String({ pattern: BLANK_TEXT })], {
         description: 'absent for a legal person (C9)',
       }),
     ),

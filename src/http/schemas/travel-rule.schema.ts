@@ -1,5 +1,5 @@
 import { type TSchema, Type } from 'typebox';
-import { Enum } from './common.schema.ts';
+import { Enum, VISIBLE_TEXT } from './common.schema.ts';
 import { CHAIN_NAMES, RuleResultSchema } from './evaluate.schema.ts';
 import { Blank, IvmsIdentityPayload } from './ivms101.schema.ts';
 
@@ -45,7 +45,7 @@ const Beneficiary = Type.Object(
 );
 
 const Header = {
-  transfer_id: Type.String({ maxLength: 256, pattern: '\\S', description: 'not blank' }),
+  transfer_id: Type.String({ maxLength: 256, pattern: VISIBLE_TEXT, description: 'not blank' }),
   direction: Enum(['outbound', 'inbound']),
   amount_eur: Type.Number({ minimum: 0 }),
   amount_crypto: Type.Optional(

@@ -59,9 +59,79 @@ describe('validateTransfer: accepted requests', () => {
 
   it('infers the chain of each address when blockchain is absent (0x → ethereum)', () => {
     for (const address of [BTC, ETH, SOL, ETH.toLowerCase()]) {
-      const result = validateTransfer({ ...base(), originator: { wallet_address: address } });
+      const result = validateTransfer({
+        ...base(),
+        originator: { wallet_address: address },
+        beneficiary: { wallet_address: address },
+      });
       assert.ok(result.ok, address);
     }
+  });
+
+  it('without blockchain, refuses addresses of two chains: a transfer moves on one', () => {
+    for (const [from, to, named] of [
+      [SOL, ETH, "an EVM address, not on the originator's chain (solana)"],
+      [BTC, ETH.toLowerCase(), "an EVM address, not on the originator's chain (bitcoin)"],
+      [ETH, BTC, "a bitcoin address, not on the originator's chain (EVM)"],
+      [SOL, BTC, "a bitcoin address, not on the originator's chain (solana)"],
+    ] as const) {
+      const errors = errorsOf(
+        validateTransfer({
+          ...base(),
+          originator: { wallet_address: from },
+          beneficiary: { wallet_address: to },
+        }),
+      );
+      assert.equal(errors.length, 1, errors.join('; '));
+      assert.ok(errors[0]!.startsWith(`beneficiary.wallet_address: ${named}`), errors[0]);
+    }
+    // Named, the chain decides for both; an address invalid on its own is reported once, as itself.
+    const declared = errorsOf(
+      validateTransfer({ ...base(), blockchain: 'bitcoin', originator: { wallet_address: SOL } }),
+    );
+    assert.equal(declared.length, 1);
+    assert.match(declared[0]!, /^originator\.wallet_address: /);
+    const invalid = errorsOf(
+      validateTransfer({
+        ...base(),
+        originator: { wallet_address: 'zzz' },
+        beneficiary: { wallet_address: ETH },
+      }),
+    );
+    assert.deepEqual(invalid, [
+      'originator.wallet_address: address format not recognised for any supported chain',
+    ]);
+  });
+
+  it('counts text with no visible character as absent (zero-width, bidi, fillers)', () => {
+    for (const invisible of [
+      '\u200b',
+      '\u200b\u200c\u200d',
+      '\u202e',
+      '\u2800',
+      '\u3164',
+      '\ufeff\u00a0',
+      '\u0301',
+      '\u2060',
+    ]) {
+      const result = validateTransfer({
+        ...base(),
+        originator: {
+          name: invisible,
+          wallet_address: BTC,
+          geographic_address: invisible,
+          national_id: invisible,
+        },
+        beneficiary: { name: invisible, wallet_address: BTC_2, casp_name: invisible },
+      });
+      assert.ok(result.ok, JSON.stringify(invisible));
+      assert.deepEqual(result.transfer.originator, { wallet_address: BTC }, JSON.stringify(invisible));
+      assert.deepEqual(result.transfer.beneficiary, { wallet_address: BTC_2 }, JSON.stringify(invisible));
+    }
+    // A visible letter among them is a value, kept as given.
+    const kept = validateTransfer({ ...base(), originator: { name: '\u200bJ\u0301' } });
+    assert.ok(kept.ok);
+    assert.equal(kept.transfer.originator.name, '\u200bJ\u0301');
   });
 
   it('checks an EVM address on polygon and binance-smart-chain as well', () => {
@@ -80,6 +150,7 @@ describe('validateTransfer: accepted requests', () => {
     const result = validateTransfer({
       ...base(),
       originator: { wallet_address: ETH.toLowerCase(), name: ' Ann ' },
+      beneficiary: { wallet_address: ETH },
     });
     assert.ok(result.ok);
     assert.equal(result.transfer.originator.wallet_address, ETH.toLowerCase());

@@ -127,6 +127,10 @@ describe('normaliseWebhook: events and vendor object ids', () => {
       'id: Must be a non-empty string',
       'data.evaluation_id: Must be a non-empty string',
     ]);
+    // An id of zero-width or format characters only shows nothing either: no object to name.
+    assert.deepEqual(errors('kyc', body('kyc', { evaluation_id: '\u200b\u2060' })), [
+      'data.evaluation_id: Must be a non-empty string',
+    ]);
     assert.deepEqual(errors('kyc', body('kyc', { customer_id: { id: 1 } })), [
       'data.customer_id: Must be a non-empty string',
     ]);

@@ -1,0 +1,16 @@
+/**
+ * Characters that show nothing on their own: white space and separators, controls, format
+ * characters (zero-width space and joiners, bidi controls, BOM, tags), combining marks without a
+ * base, and the fillers fonts render blank (Hangul fillers, braille blank). A name or an address
+ * made only of them names no one: it counts as absent, as a blank string does (CONTRACT §7), or
+ * incomplete travel-rule data would pass as complete. As a regular-expression class body, so the
+ * JSON Schemas of the OpenAPI document state the same test (ECMAScript `u` patterns).
+ */
+export const INVISIBLE_CLASS = '\\s\\p{Cc}\\p{Cf}\\p{Z}\\p{M}\\u115F\\u1160\\u2800\\u3164\\uFFA0';
+
+const VISIBLE = new RegExp(`[^${INVISIBLE_CLASS}]`, 'u');
+
+/** True when the text has at least one character that shows. */
+export function hasVisibleText(text: string): boolean {
+  return VISIBLE.test(text);
+}

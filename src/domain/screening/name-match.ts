@@ -3,6 +3,7 @@ import type { ListSource, SanctionsList } from './lists/model.ts';
 import { accepts, FUZZY_WORD_MIN, judge } from './names/acceptance.ts';
 import { addForms, bucketMask, byLength, type Collected, type Form, histogram } from './names/forms.ts';
 import { normalizeName } from './names/normalise.ts';
+import { buildSlipIndex } from './names/one-slip.ts';
 import type { Words } from './names/word-alignment.ts';
 import { wordNeighbours } from './word-neighbours.ts';
 
@@ -175,6 +176,8 @@ function indexOf(collected: Collected, options: NameIndexOptions): NameIndex {
   const forms = byLength(usable.filter((f) => f.tokens.length > 1));
   const lengths = forms.map((f) => f.norm.length);
   const prune = options.prune !== false;
+  // Listed names written out with one slip, or an organisation's without its legal form.
+  const slips = buildSlipIndex(usable, { common, rarity, distinctive, listed: (w) => carriedBy(w) > 0 });
 
   const firstAtLeast = (len: number): number => {
     let lo = 0;
@@ -309,6 +312,7 @@ function indexOf(collected: Collected, options: NameIndexOptions): NameIndex {
           }
         }
       }
+      slips.find(words, threshold, keep);
       return [...best.values()].sort(
         (x, y) => y.score - x.score || x.list.localeCompare(y.list) || x.entry_id.localeCompare(y.entry_id),
       );

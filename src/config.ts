@@ -88,6 +88,16 @@ export type Config = Readonly<
 
 export class ConfigError extends Error {}
 
+/**
+ * Where this environment's keys live in Redis: the sandbox under a prefix of its own, so a sandbox
+ * started on the live service's Redis neither spends the live rate limits, nor reads live's cached
+ * screenings, nor opens live's vendor breakers (CONTRACT §1: the sandbox has its own storage).
+ * Live keeps `mica:`, where its keys have always been.
+ */
+export function redisPrefix(environment: Config['MICA_ENVIRONMENT']): string {
+  return environment === 'sandbox' ? 'mica:sandbox:' : 'mica:';
+}
+
 /** The proxy-addr names Fastify accepts beside addresses and ranges. */
 const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
 

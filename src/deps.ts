@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import { createMemoryCache } from './cache/memory.cache.ts';
 import { createRedisCache } from './cache/redis.cache.ts';
-import type { Config } from './config.ts';
+import { type Config, redisPrefix } from './config.ts';
 import { createCaseDeps } from './deps-cases.ts';
 import { AppError } from './errors.ts';
 import type { ReadinessCheck } from './http/routes/health.routes.ts';
@@ -67,7 +67,10 @@ export async function createDeps(
 
   const metrics = createMetrics();
   const redisCache = config.REDIS_URL
-    ? createRedisCache(config.REDIS_URL, { maxEntries: config.CACHE_MAX_ENTRIES })
+    ? createRedisCache(config.REDIS_URL, {
+        maxEntries: config.CACHE_MAX_ENTRIES,
+        namespace: `${redisPrefix(config.MICA_ENVIRONMENT)}cache:`,
+      })
     : undefined;
   const cache = redisCache ?? createMemoryCache({ maxEntries: config.CACHE_MAX_ENTRIES });
 
@@ -113,6 +116,7 @@ export async function createDeps(
   let lastFallbackLog = 0;
   const rateLimiter = createRateLimitService({
     redis: redisCache?.client,
+    prefix: `${redisPrefix(config.MICA_ENVIRONMENT)}rl`,
     health: redisCache?.health,
     onFallback: (err) => {
       metrics.rateLimitFallbacks.inc();

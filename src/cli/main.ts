@@ -193,13 +193,14 @@ function buildProgram(found: (inv: Invocation) => void): Command {
     .addOption(
       new Option(
         '--sandbox',
-        'a mica_test_ key for the sandbox service (the default where MICA_ENVIRONMENT=sandbox)',
+        'a mica_test_ key: only where MICA_ENVIRONMENT=sandbox (the default there); refused elsewhere',
       ),
     )
     .addOption(
-      new Option('--live', 'a mica_live_ key for the live service (the default elsewhere)').conflicts(
-        'sandbox',
-      ),
+      new Option(
+        '--live',
+        'a mica_live_ key: only on the live service (the default there); refused elsewhere',
+      ).conflicts('sandbox'),
     )
     .option('--expires-in-days <n>', 'lifetime in days (default 90)', positiveNumber)
     .option('--officer <name>', 'compliance officer recorded as the actor')
@@ -214,7 +215,7 @@ function buildProgram(found: (inv: Invocation) => void): Command {
             client_id,
             role: o.role,
             // Neither: the environment of the service that runs the command (the server's, when
-            // it holds the store).
+            // it holds the store); one that names the other environment is refused there.
             ...(o.sandbox ? { sandbox: true } : o.live ? { sandbox: false } : {}),
             expires_in_days: o.expiresInDays,
             officer: o.officer,
@@ -342,6 +343,16 @@ async function execute(inv: Invocation): Promise<unknown> {
   }
 }
 
+/**
+ * The error line of a failed parse. A command group given without its command (`mica keys`) makes
+ * commander print the group's help and throw "(outputHelp)", which says nothing to a script.
+ */
+function errorText(e: Error & { code?: string }, argv: string[]): string {
+  if (e.code !== 'commander.help') return e.message;
+  const group = argv.filter((a) => !a.startsWith('-')).join(' ');
+  return `missing command: ${group ? `mica ${group} <command>` : 'mica <command>'}, one of those listed above`;
+}
+
 async function main(argv: string[]): Promise<number> {
   let inv: Invocation | undefined;
   const program = buildProgram((i) => {
@@ -354,7 +365,7 @@ async function main(argv: string[]): Promise<number> {
     // Commander reports most of its errors itself; anything else (an unreadable file, an argument
     // parser's refusal that commander rethrows) is reported here.
     if (code !== 0 && !commanderReported)
-      process.stderr.write(`${JSON.stringify({ error: (e as Error).message })}\n`);
+      process.stderr.write(`${JSON.stringify({ error: errorText(e as Error & { code?: string }, argv) })}\n`);
     return code === 0 ? 0 : 1;
   }
   if (!inv) {

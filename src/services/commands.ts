@@ -205,15 +205,25 @@ export const COMMANDS: Record<string, Command<TSchema>> = {
       expires_in_days: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 3650 })),
       officer: Type.Optional(Str),
     }),
-    run: (d, a, actor) =>
-      d.keys.create(a.client_id, {
+    run: (d, a, actor) => {
+      // The sandbox is a service of its own, with its own store (CONTRACT §1): a key of the other
+      // environment stored here would be accepted by no service, yet listed as active.
+      const here = d.environment === 'sandbox';
+      if (a.sandbox !== undefined && a.sandbox !== here)
+        throw new AppError(
+          'INVALID_REQUEST',
+          a.sandbox
+            ? 'mica_test_ keys are issued on the sandbox service: run the command with MICA_ENVIRONMENT=sandbox and the sandbox store (its MICA_DATA_DIR or DATABASE_URL); this live service refuses them'
+            : 'mica_live_ keys are issued on the live service: run the command without MICA_ENVIRONMENT=sandbox, on the live store; this sandbox service refuses them',
+        );
+      return d.keys.create(a.client_id, {
         role: a.role,
-        // A key made for the service at hand by default: a live key is refused by the sandbox.
-        sandbox: a.sandbox ?? d.environment === 'sandbox',
+        sandbox: here,
         expiresInDays: a.expires_in_days,
         officer: a.officer,
         actor,
-      }),
+      });
+    },
   }),
   'keys.list': command({
     args: Type.Object({ client_id: Str }),

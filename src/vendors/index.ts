@@ -1,5 +1,5 @@
 import { Agent } from 'undici';
-import type { Config } from '../config.ts';
+import { type Config, redisPrefix } from '../config.ts';
 import type { Chain, RiskPart, VendorName } from '../domain/screening/index.ts';
 import { sha256Hex } from '../domain/sha256.ts';
 import { type BreakerState, createBreakers, createMemoryBreakerStore } from './breaker.ts';
@@ -50,6 +50,7 @@ type VendorConfig = Pick<
   | 'VENDOR_TIMEOUT_MS'
   | 'BREAKER_RECOVERY_MS'
   | 'REDIS_URL'
+  | 'MICA_ENVIRONMENT'
 >;
 
 /**
@@ -87,7 +88,7 @@ export function createVendors(
   const breakerKeys = new Map(
     VENDOR_NAMES.map((name) => [
       name,
-      `mica:breaker:${name}:${sha256Hex(configured[name][0] ?? '').slice(0, 16)}`,
+      `${redisPrefix(config.MICA_ENVIRONMENT)}breaker:${name}:${sha256Hex(configured[name][0] ?? '').slice(0, 16)}`,
     ]),
   );
   const keyOf = (name: VendorName) => breakerKeys.get(name)!;

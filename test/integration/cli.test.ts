@@ -140,6 +140,17 @@ describe('the mica CLI', () => {
     assertFails(mica('clients', 'settings', 'acme', '{thresholds:'), /must be a JSON object/, 'not JSON');
     assertFails(mica('nonsense'), /unknown command 'nonsense'/, 'unknown command');
     assertFails(mica('keys', 'create'), /missing required argument/, 'missing argument');
+    // A group without its command: the group's help, then an error line that says what is missing.
+    for (const [args, named] of [
+      [['keys'], 'mica keys <command>'],
+      [[], 'mica <command>'],
+    ] as const) {
+      const r = mica(...args);
+      assert.equal(r.code, 1);
+      assert.equal(r.out, '');
+      const last = r.err.trim().split('\n').at(-1)!;
+      assert.equal(JSON.parse(last).error, `missing command: ${named}, one of those listed above`);
+    }
     assertFails(
       mica('keys', 'create', 'acme', '--expires-in-days', '-3'),
       /must be a positive number/,
@@ -166,11 +177,16 @@ describe('the mica CLI', () => {
     assert.equal(err, '');
   });
 
-  it('keys are for the environment at hand unless --sandbox or --live says otherwise', () => {
+  it('keys are for the environment at hand; a key of the other one is refused, not stored', () => {
     const sandbox = { MICA_ENVIRONMENT: 'sandbox' };
     assert.match(micaWith(sandbox, 'keys', 'create', 'acme').json().key, /^mica_test_/);
-    assert.match(micaWith(sandbox, 'keys', 'create', 'acme', '--live').json().key, /^mica_live_/);
-    assert.match(mica('keys', 'create', 'acme', '--sandbox').json().key, /^mica_test_/);
+    assert.match(micaWith(sandbox, 'keys', 'create', 'acme', '--sandbox').json().key, /^mica_test_/);
+    assert.match(mica('keys', 'create', 'acme', '--live').json().key, /^mica_live_/);
+    // The sandbox has a store of its own (CONTRACT §1): no service would ever accept such a key.
+    const before = mica('keys', 'list', 'acme').json().keys.length as number;
+    assertFails(micaWith(sandbox, 'keys', 'create', 'acme', '--live'), /issued on the live service/, 'live');
+    assertFails(mica('keys', 'create', 'acme', '--sandbox'), /issued on the sandbox service/, 'sandbox');
+    assert.equal(mica('keys', 'list', 'acme').json().keys.length, before);
     assertFails(
       mica('keys', 'create', 'acme', '--sandbox', '--live'),
       /cannot be used with option '--sandbox'/,

@@ -90,6 +90,34 @@ describe('several instances', () => {
     assert.deepEqual(statuses, [200, 200, 200, 200, 200, 200, 429], 'six in all across both, not six each');
   });
 
+  it('a sandbox started on the same Redis counts its requests apart (CONTRACT §1: its own storage)', async () => {
+    const client = `sbx-${suffix}`;
+    const settings = '{"rate_limits":{"per_minute":6,"burst_per_minute":6}}';
+    mica(env, 'clients', 'create', client, '--settings', settings);
+    const liveKey = mica(env, 'keys', 'create', client).key as string;
+    // The sandbox: its own embedded store, the same client id, the live service's Redis.
+    const sandboxEnv = {
+      DATABASE_URL: '',
+      REDIS_URL: TEST_REDIS_URL!,
+      MICA_DATA_DIR: tempDataDir(),
+      MICA_ENVIRONMENT: 'sandbox',
+    };
+    mica(sandboxEnv, 'clients', 'create', client, '--settings', settings);
+    const sandboxKey = mica(sandboxEnv, 'keys', 'create', client).key as string;
+    assert.match(sandboxKey, /^mica_test_/);
+    const sandbox = await startServerProcess({ ...sandboxEnv, MICA_DEMO_SEED: 'false' });
+    servers.push(sandbox);
+    const rules = (url: string, k: string) =>
+      fetch(`${url}/api/mica/rules`, { headers: { authorization: `Bearer ${k}` } });
+    assert.equal((await rules(a.url, liveKey)).headers.get('x-ratelimit-remaining'), '5');
+    const sandboxStatuses: number[] = [];
+    for (let i = 0; i < 7; i++) sandboxStatuses.push((await rules(sandbox.url, sandboxKey)).status);
+    assert.deepEqual(sandboxStatuses, [200, 200, 200, 200, 200, 200, 429], 'six of its own');
+    const live = await rules(b.url, liveKey);
+    assert.equal(live.status, 200, 'testing on the sandbox never throttles live traffic');
+    assert.equal(live.headers.get('x-ratelimit-remaining'), '4');
+  });
+
   it('share the cache: a travel-rule validation made on one is a hit on the other', async () => {
     const body = {
       transfer_id: `tr-${suffix}`,

@@ -74,9 +74,18 @@ const AUDIT_CUT = stated('', {
   },
 });
 
+/** A bearer endpoint's 401 (plugins/auth.ts). */
+const CHALLENGE = stated('Bearer', {
+  'WWW-Authenticate': {
+    description:
+      'the scheme wanted (RFC 6750): `Bearer realm="mica"`, with `error="invalid_token"` when a key was sent but not accepted',
+    schema: { type: 'string' },
+  },
+});
+
 const HEADER_COMPONENTS: Json = Object.assign(
   {},
-  ...[CLIENT_LIMIT, WEBHOOK_LIMIT, RETRY_AFTER, EXPORT, AUDIT_CUT].map((h) => h.definitions),
+  ...[CLIENT_LIMIT, WEBHOOK_LIMIT, RETRY_AFTER, EXPORT, AUDIT_CUT, CHALLENGE].map((h) => h.definitions),
 );
 
 const AUDIT_CUT_PATHS = new Set(['/api/mica/audit/evaluations', '/api/mica/audit/actions']);
@@ -195,12 +204,13 @@ const METHOD_NOT_ALLOWED: Json = {
   },
 };
 
-/** The rate-limit headers of one answer, where the service sends them. */
+/** The rate-limit headers of one answer, where the service sends them (a bearer 401: its challenge). */
 function limitHeadersOf(path: string, op: Json, status: string): Json {
   if (path.startsWith('/api/webhooks/')) return WEBHOOK_LIMIT.refs;
   // Counted after authentication: a 401 has no client to count against, and carries none.
   const bearer = Array.isArray(op.security) && op.security.length > 0;
-  return bearer && status !== '401' ? CLIENT_LIMIT.refs : {};
+  if (!bearer) return {};
+  return status === '401' ? CHALLENGE.refs : CLIENT_LIMIT.refs;
 }
 
 /**

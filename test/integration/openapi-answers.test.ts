@@ -147,8 +147,13 @@ describe('real answers against the OpenAPI document', () => {
           ...(method === 'post' ? { payload: {} } : {}),
         });
         assert.equal(res.statusCode, 401, `${method} ${path}`);
+        // RFC 6750 §3: the scheme wanted, and that the key sent was not accepted.
+        assert.equal(res.headers['www-authenticate'], 'Bearer realm="mica", error="invalid_token"');
         checkAnswer(path, method, res);
       }
+    const bare = await t.app.inject({ method: 'GET', url: '/api/mica/rules' });
+    assert.equal(bare.statusCode, 401);
+    assert.equal(bare.headers['www-authenticate'], 'Bearer realm="mica"', 'no key: no error code');
     // /readyz answers its 503 without Retry-After: none is documented.
     assert.equal(doc.paths['/readyz'].get.responses['503'].headers, undefined);
   });

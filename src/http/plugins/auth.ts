@@ -22,6 +22,17 @@ export function bearer(req: FastifyRequest): string | undefined {
   return m?.[1];
 }
 
+/**
+ * The 401 of a bearer endpoint names the scheme it wants (RFC 6750 §3): without a token, the bare
+ * challenge; with one it did not accept, `invalid_token` (unknown, expired, revoked, or of the
+ * other environment: which one is not said, as the body does not say it either).
+ */
+function unauthorized(message: string, token: string | undefined): AppError {
+  const challenge =
+    token === undefined ? 'Bearer realm="mica"' : 'Bearer realm="mica", error="invalid_token"';
+  return new AppError('UNAUTHORIZED', message, undefined, { 'www-authenticate': challenge });
+}
+
 /** The caller behind a request that passed authentication. */
 export function principalOf(req: FastifyRequest): Principal {
   if (!req.principal) throw new AppError('UNAUTHORIZED', 'Missing or invalid API key');
@@ -54,11 +65,11 @@ export function registerAuth(
         throw new AppError('FORBIDDEN', 'The operator API answers only connections from this machine');
       const expected = deps.operatorToken();
       if (!token || !expected || !timingSafeEqualStr(token, expected))
-        throw new AppError('UNAUTHORIZED', 'Missing or invalid operator token');
+        throw unauthorized('Missing or invalid operator token', token);
       return;
     }
     const principal = token ? await deps.keys.authenticate(token, deps.environment) : undefined;
-    if (!principal) throw new AppError('UNAUTHORIZED', 'Missing, invalid, expired or revoked API key');
+    if (!principal) throw unauthorized('Missing, invalid, expired or revoked API key', token);
     req.principal = principal;
   });
   // Only the admin routes carry the role check (added as each route is declared), so the other

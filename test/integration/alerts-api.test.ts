@@ -174,6 +174,23 @@ describe('alerts API (and the 404s of every alert and case route)', () => {
       },
     );
     assert.equal(latin.json().history.at(-1).actor_name, 'René');
+    // At most 128 characters (code points: 128 emoji pass); a longer name is refused, not cut, and
+    // the alert is left as it was.
+    const alert = await newAlert();
+    const long = await as(acme, { 'x-actor': 'a'.repeat(129) }).post(`/api/alerts/${alert}/transition`, {
+      to: 'acknowledged',
+    });
+    assert.equal(long.statusCode, 400, long.body);
+    assert.deepEqual(long.json().error.details.errors, ['X-Actor: Must be at most 128 characters']);
+    assert.equal((await as(acme).get(`/api/alerts/${alert}`)).json().status, 'open');
+    const emoji = await as(acme, { 'x-actor': wire('🛡'.repeat(128)) }).post(
+      `/api/alerts/${alert}/transition`,
+      {
+        to: 'acknowledged',
+      },
+    );
+    assert.equal(emoji.statusCode, 200, emoji.body);
+    assert.equal(emoji.json().history.at(-1).actor_name, '🛡'.repeat(128));
   });
 
   it('escalation opens a case, or joins the case given; a foreign case is 404', async () => {

@@ -2,7 +2,7 @@ import { isUtf8 } from 'node:buffer';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { type Actor, systemActor } from '../../domain/actor.ts';
-import { withProblems } from '../../errors.ts';
+import { fieldError, withProblems } from '../../errors.ts';
 import { type EvaluationService, evaluationRequestProblems } from '../../services/evaluation.service.ts';
 import { principalOf } from '../plugins/auth.ts';
 import { toAppError } from '../plugins/error-handler.ts';
@@ -96,9 +96,13 @@ export function actorOf(req: {
   return { id: req.principal.keyId, name, key: true };
 }
 
+/** The longest name X-Actor may give, in characters (code points). */
+const MAX_ACTOR_LENGTH = 128;
+
 /**
- * A header value as the sender wrote it, at most 128 characters: Node hands header bytes over one
- * character per byte (Latin-1), so a UTF-8 name (`Zoë Müller`) would be stored garbled.
+ * A header value as the sender wrote it: Node hands header bytes over one character per byte
+ * (Latin-1), so a UTF-8 name (`Zoë Müller`) would be stored garbled. A longer name is refused, not
+ * cut: the audit's record of who acted must be what the caller said.
  */
 function headerText(value: string): string {
   let text = value;
@@ -106,6 +110,7 @@ function headerText(value: string): string {
     const bytes = Buffer.from(value, 'latin1');
     if (isUtf8(bytes)) text = bytes.toString('utf8');
   }
-  // Cut by code point, not inside a surrogate pair.
-  return text.length <= 128 ? text : Array.from(text).slice(0, 128).join('');
+  if (text.length > MAX_ACTOR_LENGTH && Array.from(text).length > MAX_ACTOR_LENGTH)
+    throw fieldError('X-Actor', `Must be at most ${MAX_ACTOR_LENGTH} characters`);
+  return text;
 }

@@ -70,9 +70,31 @@ describe('malformed HTTP and URLs: documented formats', () => {
     assert.equal(JSON.parse(res.body).error.code, 'NOT_FOUND');
   });
 
-  it('requests the HTTP parser refuses get a nested JSON error', async () => {
+  it('requests the HTTP parser refuses get a JSON error in the format of the endpoint asked for', async () => {
+    // A flat endpoint's answer is flat (CONTRACT §3), also when the parser refused the request.
+    for (const [text, status, message] of [
+      [
+        `GET /api/mica/cache/stats HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${'a'.repeat(20_000)}\r\n\r\n`,
+        431,
+        'Request headers are too large',
+      ],
+      [
+        'GET /api/mica/wallet-screening?x=1 HTTP/1.1\r\nHost: x\r\nX-Actor: a\u0001b\r\n\r\n',
+        400,
+        'Malformed HTTP request',
+      ],
+    ] as const) {
+      const res = await raw(port, text);
+      assert.equal(res.status, status, text.slice(0, 60));
+      assert.deepEqual(JSON.parse(res.body), {
+        error: message,
+        type: 'VALIDATION',
+        details: { errors: [`request: ${message}`] },
+        statusCode: status,
+      });
+    }
     for (const text of [
-      'FOO /api/mica/cache/stats HTTP/1.1\r\nHost: x\r\n\r\n',
+      'FOO /api/mica/evaluate HTTP/1.1\r\nHost: x\r\n\r\n',
       'POST /api/mica/evaluate HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\nabcde',
       'GET /healthz HTTP/1.1\r\nHost: x\r\nX-Actor: a\u0001b\r\n\r\n',
     ]) {

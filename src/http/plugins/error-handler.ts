@@ -134,6 +134,23 @@ export function renderError(err: AppError, format: ErrorFormat): Record<string, 
 const FLAT_PATHS =
   /^\/api\/mica\/(?:wallet-screening|travel-rule-validation|circuit-breaker|cache)(?:[/?]|$)/;
 
+/** The error format of the endpoints under a path (CONTRACT §3). */
+function formatOfPath(path: string | undefined): ErrorFormat {
+  if (path === undefined) return 'nested';
+  if (FLAT_PATHS.test(path)) return 'flat';
+  return path.startsWith('/api/webhooks/') ? 'webhook' : 'nested';
+}
+
+/**
+ * The path of the request line of what the HTTP parser refused, when it got that far: the answer
+ * is then in the format of the endpoint asked for, as any other error of that endpoint.
+ */
+function requestPathOf(packet: unknown): string | undefined {
+  if (!Buffer.isBuffer(packet)) return undefined;
+  const line = packet.subarray(0, 8192).toString('latin1').split('\r\n', 1)[0] ?? '';
+  return /^[A-Z]+ (\/\S*) HTTP\/1\.[01]$/.exec(line)?.[1];
+}
+
 /**
  * The error format of a request: its route's; for a path or method no route serves (a 404), the
  * format of the endpoints under that path, so a caller of a flat endpoint always reads flat errors.
@@ -200,7 +217,12 @@ export function clientErrorHandler(err: Error & { code?: string }, socket: Duple
       : err.code === 'HPE_HEADER_OVERFLOW'
         ? [431, 'Request headers are too large']
         : [400, 'Malformed HTTP request'];
-  const body = JSON.stringify({ error: { code: 'INVALID_REQUEST', message } });
+  const format = formatOfPath(requestPathOf((err as { rawPacket?: unknown }).rawPacket));
+  // Flat errors list every problem (CONTRACT §3): here the one of the request itself.
+  const details = format === 'flat' ? { errors: [`request: ${message}`] } : undefined;
+  const rendered = renderError(new AppError('INVALID_REQUEST', message, details), format);
+  // The flat body states the status it was sent with (a 408 or 431 is not INVALID_REQUEST's 400).
+  const body = JSON.stringify('statusCode' in rendered ? { ...rendered, statusCode: status } : rendered);
   if (socket.writable)
     socket.write(
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,

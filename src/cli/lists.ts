@@ -119,6 +119,8 @@ export function registerListCommands(
     });
   lists
     .command('status')
-    .description('the held lists: source, version, publication date, counts')
+    .description(
+      'the held lists: source, version, publication date, counts, and the warnings of the import that put each there',
+    )
     .action(() => found({ name: 'lists.status', args: {} }));
 }

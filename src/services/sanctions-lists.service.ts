@@ -7,13 +7,14 @@ import {
   ListFormatError,
   type NameIndex,
   normalizePublishedAt,
+  printable,
   publishedBefore,
 } from '../domain/screening/index.ts';
 import { AppError } from '../errors.ts';
-import type { OperatorAuditRepo } from '../storage/operator-audit.repo.ts';
+import type { OperatorAuditRepo, OperatorEvent } from '../storage/operator-audit.repo.ts';
 import { importEvent, type ListMeta, type SanctionsListsRepo } from '../storage/sanctions-lists.repo.ts';
 import { createConfirmedSnapshot } from './confirmed-snapshot.ts';
-import type { ListImportRequest, PreparedList } from './list-prep.ts';
+import { type ListImportRequest, type PreparedList, WARNINGS_SHOWN } from './list-prep.ts';
 import { prepareListOffThread } from './list-prep-thread.ts';
 
 /** What screening reads: the indexes of every held list and the versions they were built from. */
@@ -96,6 +97,57 @@ export function admitFileDate(
   );
 }
 
+/** The operator-audit actions of an import that committed and of one that was refused. */
+const IMPORTED = 'sanctions_list.imported';
+const REFUSED = 'sanctions_list.import_refused';
+
+/** A warning or a refusal's reason as kept in the audit: bounded (the file's text may be in it). */
+const MESSAGE_MAX = 2000;
+const bounded = (message: string) =>
+  message.length <= MESSAGE_MAX ? message : `${message.slice(0, MESSAGE_MAX - 1)}…`;
+
+/**
+ * The audit event of an import with its warnings' text (the first WARNINGS_SHOWN; `warnings` stays
+ * the count of all): they say why a listed address is not screened, and the CLI's output that
+ * showed them is gone once read. `lists status` shows them again from here.
+ */
+function importEventWithWarnings(event: OperatorEvent, warnings: readonly string[]): OperatorEvent {
+  return {
+    ...event,
+    detail: { ...event.detail, warning_messages: warnings.slice(0, WARNINGS_SHOWN).map(bounded) },
+  };
+}
+
+/**
+ * The audit event of a refused import: who tried which files of which source, and why. The held
+ * list is untouched (the refusal came before its transaction committed, or rolled it back).
+ */
+export function refusedImportEvent(
+  args: ListImportRequest & { allow_older?: boolean },
+  actor: string,
+  err: AppError,
+): OperatorEvent {
+  return {
+    client_id: null,
+    actor,
+    action: REFUSED,
+    subject: args.source,
+    detail: {
+      source: args.source,
+      files: (args.files ?? []).map((f) => printable(f.name.split(/[\\/]/).pop() ?? '', 256)),
+      published_at: args.published_at ?? null,
+      file_date: args.file_date ?? null,
+      allow_older: args.allow_older === true,
+      error: err.code,
+      status: err.status,
+      reason: bounded(err.message),
+    },
+  };
+}
+
+/** How many recent events of a source `lists status` reads to find its held import's. */
+const STATUS_EVENTS = 200;
+
 /** Resolves on a later turn of the event loop, after the I/O that is waiting (setImmediate). */
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -113,7 +165,7 @@ const EMPTY: HeldLists = {
  */
 export function createSanctionsListsService(deps: {
   repo: SanctionsListsRepo;
-  audit: Pick<OperatorAuditRepo, 'record'>;
+  audit: Pick<OperatorAuditRepo, 'record' | 'list'>;
   refreshMs: number;
   now?: () => number;
   onError?: (err: unknown) => void;
@@ -145,73 +197,112 @@ export function createSanctionsListsService(deps: {
     current: (): Promise<HeldLists> => held.current(),
 
     /**
-     * Parses and stores a list, replacing the held one of that source unless it was published
-     * earlier (see admitPublication) or is dated only by its file over a held one (admitFileDate),
-     * then reloads the indexes.
+     * Imports a list (importList). A refused one (a file no loader takes, a date to come, a
+     * roll-back) is recorded in the operator audit with its files and reason, the held list unchanged.
      */
     async import(args: ListImportRequest & { allow_older?: boolean }, actor: string) {
-      // The operator's publication date and the file date must be ones that exist (2026-02-30 is
-      // not 2 March).
-      for (const field of ['published_at', 'file_date'] as const) {
-        const value = args[field];
-        const at = value ? parseIsoInstant(value) : undefined;
-        if (value && at === undefined)
-          throw new AppError('INVALID_REQUEST', `${field}: not an existing ISO 8601 date: ${value}`);
-        if (at && !isStorableInstant(at))
-          throw new AppError('INVALID_REQUEST', `${field}: ${STORABLE_INSTANT_RANGE}`);
-      }
-      let list: PreparedList;
       try {
-        list = await prepareListOffThread(args);
+        return await importList(args, actor);
       } catch (err) {
-        if (err instanceof ListFormatError) throw new AppError('INVALID_REQUEST', err.message);
+        // A refusal leaves a trace like an import does; a failure of the store itself is no refusal.
+        if (err instanceof AppError) {
+          // The operator is told the refusal either way: a store that cannot take the event
+          // (down, say) must not turn it into another error. (onError is the reload's, logged as one.)
+          await deps.audit.record(refusedImportEvent(args, actor, err)).catch(() => undefined);
+        }
         throw err;
       }
-      // Shown in the answer and the audit event: where the date came from, and a roll-back is
-      // never silent.
-      const override = {
-        published_at_from: list.published_at_from,
-        allow_older: args.allow_older === true,
-        rolled_back_from: null as string | null,
-      };
-      const meta = await deps.repo.replace(
-        list,
-        actor,
-        (held) => {
-          admitFileDate(list, held);
-          override.rolled_back_from = admitPublication(
-            list.source,
-            list.published_at,
-            held,
-            override.allow_older,
-          );
-        },
-        (trx, m) => deps.audit.record(importEvent(m, list.warning_count, override), trx),
-      );
-      await held.reloadAfterCommit();
-      return {
-        source: meta.source,
-        version: meta.version,
-        published_at: meta.published_at,
-        imported_at: meta.imported_at,
-        entries: meta.entry_count,
-        aliases: meta.alias_count,
-        addresses: meta.address_count,
-        screenable_addresses: meta.screenable_address_count,
-        files: meta.files,
-        warnings: list.warnings,
-        warning_count: list.warning_count,
-        ...override,
-      };
     },
 
-    /** What is held, per source. */
+    /**
+     * What is held, per source, with the warnings of the import that put it there (from its audit
+     * event: null when that event predates them or lies beyond the events read).
+     */
     async status() {
-      return { lists: await deps.repo.meta() };
+      const lists = await deps.repo.meta();
+      return {
+        lists: await Promise.all(
+          lists.map(async (m) => {
+            // Newest first: refused attempts since do not hide the held import's event.
+            const events = (await deps.audit.list({ subject: m.source, limit: STATUS_EVENTS })).reverse();
+            const d = events.find((e) => e.action === IMPORTED && e.detail.version === m.version)?.detail;
+            return {
+              ...m,
+              warning_count: typeof d?.warnings === 'number' ? d.warnings : null,
+              warnings: Array.isArray(d?.warning_messages) ? (d.warning_messages as string[]) : null,
+            };
+          }),
+        ),
+      };
     },
 
     /** Held lists without touching the database (empty before the first load). */
     peek: (): HeldLists => held.peek() ?? EMPTY,
   };
+
+  /**
+   * Parses and stores a list, replacing the held one of that source unless it was published
+   * earlier (see admitPublication) or is dated only by its file over a held one (admitFileDate),
+   * then reloads the indexes.
+   */
+  async function importList(args: ListImportRequest & { allow_older?: boolean }, actor: string) {
+    // The operator's publication date and the file date must be ones that exist (2026-02-30 is
+    // not 2 March).
+    for (const field of ['published_at', 'file_date'] as const) {
+      const value = args[field];
+      const at = value ? parseIsoInstant(value) : undefined;
+      if (value && at === undefined)
+        throw new AppError('INVALID_REQUEST', `${field}: not an existing ISO 8601 date: ${value}`);
+      if (at && !isStorableInstant(at))
+        throw new AppError('INVALID_REQUEST', `${field}: ${STORABLE_INSTANT_RANGE}`);
+    }
+    let list: PreparedList;
+    try {
+      list = await prepareListOffThread(args);
+    } catch (err) {
+      if (err instanceof ListFormatError) throw new AppError('INVALID_REQUEST', err.message);
+      throw err;
+    }
+    // Shown in the answer and the audit event: where the date came from, and a roll-back is
+    // never silent.
+    const override = {
+      published_at_from: list.published_at_from,
+      allow_older: args.allow_older === true,
+      rolled_back_from: null as string | null,
+    };
+    const meta = await deps.repo.replace(
+      list,
+      actor,
+      (held) => {
+        admitFileDate(list, held);
+        override.rolled_back_from = admitPublication(
+          list.source,
+          list.published_at,
+          held,
+          override.allow_older,
+        );
+      },
+      (trx, m) =>
+        deps.audit.record(
+          importEventWithWarnings(importEvent(m, list.warning_count, override), list.warnings),
+          trx,
+        ),
+    );
+    await held.reloadAfterCommit();
+    return {
+      source: meta.source,
+      version: meta.version,
+      published_at: meta.published_at,
+      imported_at: meta.imported_at,
+      entries: meta.entry_count,
+      aliases: meta.alias_count,
+      addresses: meta.address_count,
+      screenable_addresses: meta.screenable_address_count,
+      files: meta.files,
+      warnings: list.warnings,
+      warning_count: list.warning_count,
+      ...override,
+    };
+  }
 }
 export type SanctionsListsService = ReturnType<typeof createSanctionsListsService>;

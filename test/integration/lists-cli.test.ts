@@ -121,6 +121,9 @@ describe('mica lists import (the CLI, spawned)', () => {
   it('fails with exit 1 and a JSON error on stderr for an unknown structure or path', async () => {
     const csv = join(dataDir, 'eu.csv');
     writeFileSync(csv, 'a;b\n1;2\n');
+    const sdnAlone = join(dataDir, 'sdn-alone');
+    mkdirSync(sdnAlone);
+    cpSync(fixturePath('ofac_sdn/bench_2021/sdn.csv'), join(sdnAlone, 'sdn.csv'));
     const xml = join(dataDir, 'advanced.xml');
     writeFileSync(xml, '<?xml version="1.0"?><Sanctions><DateOfIssue/></Sanctions>');
     for (const [args, pattern] of [
@@ -134,6 +137,11 @@ describe('mica lists import (the CLI, spawned)', () => {
         /^eu: UN_consolidated\.xml is not the EU consolidated list: expected root element <export>, found <CONSOLIDATED_LIST>$/,
       ],
       [['ofac', join(dataDir, 'missing')], /cannot read/],
+      // sdn.csv without the sdn_comments.csv its cut Remarks continue in: 16 of 97 addresses lost.
+      [
+        ['ofac', sdnAlone, '--published-at', '2025-06-01'],
+        /^ofac: the Remarks of 5 entries fill sdn\.csv's field to its cut at 1000 characters \(12300 \(CIFUENTES VILLA, Jorge Milton\), .*30518 \(SECONDEYE SOLUTION\)\); OFAC continues them in sdn_comments\.csv, which is missing/,
+      ],
       // A date to come would be held, and refuse every genuine import after it as a roll-back.
       [
         ['ofac', fixturePath('ofac_sdn/tiny_2025'), '--published-at', '2099-01-01'],
@@ -171,6 +179,24 @@ describe('mica lists import (the CLI, spawned)', () => {
     const ofac = status.json().lists.find((l: { source: string }) => l.source === 'ofac');
     assert.equal(ofac.version, 2);
     assert.equal(ofac.entry_count, 17);
+    // With the warnings of the import that put it there (the tiny set's alt.csv names 5 entries it
+    // does not hold).
+    assert.equal(ofac.warning_count, 5);
+    assert.deepEqual(
+      ofac.warnings,
+      [10416, 11935, 18820, 30221, 29445].map((id) => `alt.csv: aliases for unknown ent_num ${id} ignored`),
+    );
+    // Each refusal is in the operator audit, the last one here the binary file.
+    const audit = await mica('audit', 'operator');
+    assert.equal(audit.code, 0, audit.err);
+    const refusals = (audit.json() as CliJson[]).filter((e) => e.action === 'sanctions_list.import_refused');
+    const cut = refusals.find(
+      (e) => e.detail.files[0] === 'sdn.csv' && e.detail.published_at === '2025-06-01',
+    );
+    assert.ok(cut, JSON.stringify(refusals));
+    assert.equal(cut.subject, 'ofac');
+    assert.match(cut.actor, /^cli:/);
+    assert.match(cut.detail.reason, /sdn_comments\.csv, which is missing/);
   });
 
   it('a running server screens with the imported list (embedded: at once; PostgreSQL: within its refresh)', async () => {

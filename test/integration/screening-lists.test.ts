@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { readListFiles } from '../../src/cli/lists.ts';
 import { toChecksumAddress } from '../../src/domain/screening/index.ts';
@@ -22,6 +24,16 @@ const EVM_CHAINS = ['ethereum', 'polygon', 'binance-smart-chain'] as const;
 
 /** The three spellings of an EVM address a caller may send. */
 const evmForms = (a: string) => [a.toLowerCase(), `0x${a.slice(2).toUpperCase()}`, toChecksumAddress(a)];
+
+/**
+ * tiny_2025's sdn.csv less SUEX (33151), whose Remarks are cut and continued in sdn_comments.csv:
+ * alone, a file with no cut remarks (with them it is refused before any date is looked at).
+ */
+const sdnWithoutCutRemarks = () =>
+  readFileSync(fixturePath('ofac_sdn/tiny_2025/sdn.csv'), 'utf8')
+    .split('\r\n')
+    .filter((line) => !line.startsWith('33151,'))
+    .join('\r\n');
 
 describe('wallet screening against the held sanctions lists (real OFAC and UN data)', () => {
   let t: TestApp;
@@ -109,6 +121,15 @@ describe('wallet screening against the held sanctions lists (real OFAC and UN da
       { source: 'ofac', published_at: '2021-07-07', entries: 8976, addresses: 97 },
     );
     assert.deepEqual(row.detail.files, ['sdn.csv', 'add.csv', 'alt.csv', 'sdn_comments.csv']);
+    // The warnings' text is kept with the count, and `lists status` shows it after the answer is gone.
+    assert.equal(row.detail.warnings, 1);
+    assert.deepEqual(row.detail.warning_messages, r.warnings);
+    const status = (await t.deps.commands('lists.status', {}, 'test')) as {
+      lists: Array<{ source: string; warning_count: number; warnings: string[] }>;
+    };
+    const held = status.lists.find((l) => l.source === 'ofac')!;
+    assert.equal(held.warning_count, 1);
+    assert.deepEqual(held.warnings, r.warnings);
   });
 
   it('every screenable address of the 2021 snapshot comes out sanctioned on its chain(s)', async () => {
@@ -138,6 +159,35 @@ describe('wallet screening against the held sanctions lists (real OFAC and UN da
     // The truncated halves are not addresses of anyone.
     const half = await screenGet(t, auth, '1Gq', 'bitcoin');
     assert.equal(half.statusCode, 400);
+  });
+
+  it('refuses sdn.csv without its sdn_comments.csv, keeps the held list and audits the refusal', async () => {
+    // In SECONDEYE's continuation (ent 30518): with sdn.csv alone it was dropped and screened ALLOW.
+    const cut = '0x7Db418b5D567A4e0E8c59Ad71BE1FcE48f3E6107';
+    assertSanctioned(await screen(cut, 'ethereum'), '30518', 'before');
+    const before = (await t.deps.operatorAudit.list({ subject: 'ofac' })).at(-1)!;
+    const dir = mkdtempSync(join(tmpdir(), 'mica-sdn-alone-'));
+    copyFileSync(fixturePath('ofac_sdn/bench_2021/sdn.csv'), join(dir, 'sdn.csv'));
+    await assert.rejects(
+      importList(t, 'ofac', dir, '2021-07-07'),
+      (e: Error & { code?: string; status?: number }) =>
+        e.code === 'INVALID_REQUEST' &&
+        e.status === 400 &&
+        e.message.includes('30518 (SECONDEYE SOLUTION)') &&
+        e.message.includes('continues them in sdn_comments.csv, which is missing'),
+    );
+    assertSanctioned(await screen(cut, 'ethereum'), '30518', 'held list kept');
+    const row = (await t.deps.operatorAudit.list({ subject: 'ofac' })).at(-1)!;
+    assert.ok(Number(row.id) > Number(before.id));
+    assert.equal(row.action, 'sanctions_list.import_refused');
+    assert.equal(row.actor, 'test');
+    assert.equal(row.client_id, null);
+    assert.deepEqual(row.detail.files, ['sdn.csv']);
+    assert.equal(row.detail.source, 'ofac');
+    assert.equal(row.detail.error, 'INVALID_REQUEST');
+    assert.equal(row.detail.status, 400);
+    assert.match(String(row.detail.reason), /^ofac: the Remarks of 5 entries fill sdn\.csv's field/);
+    assert.equal(row.detail.published_at, '2021-07-07');
   });
 
   it('names the list entry of a hit and audits the screening as a wallet_screen evaluation', async () => {
@@ -234,6 +284,17 @@ describe('wallet screening against the held sanctions lists (real OFAC and UN da
           'ofac: this list was published 2021-07-07, before the held one (published 2025-06-20); importing it would drop what was listed since. To roll back deliberately, repeat with --allow-older (allow_older: true)',
     );
     assert.equal((await screen(since, 'bitcoin')).risk_profile.sanctioned_exposure, 1, 'held list kept');
+    // The refusal is in the operator audit, with its reason.
+    const refusal = (await t.deps.operatorAudit.list({ subject: 'ofac' })).at(-1)!;
+    assert.equal(refusal.action, 'sanctions_list.import_refused');
+    assert.deepEqual(
+      [refusal.detail.error, refusal.detail.status, refusal.detail.allow_older],
+      ['INVALID_TRANSITION', 409, false],
+    );
+    assert.match(
+      String(refusal.detail.reason),
+      /^ofac: this list was published 2021-07-07, before the held one/,
+    );
 
     const back = await importList(t, 'ofac', fixturePath('ofac_sdn/bench_2021'), '2021-07-07', true);
     assert.equal(back.published_at, '2021-07-07');
@@ -384,7 +445,7 @@ describe('wallet screening against the held sanctions lists (real OFAC and UN da
       sdnXml,
       'ofac: sdn.xml carries no publication date (no Publish_Date); give it with --published-at YYYY-MM-DD',
     );
-    const csv = readFileSync(fixturePath('ofac_sdn/tiny_2025/sdn.csv'), 'utf8');
+    const csv = sdnWithoutCutRemarks();
     await refused(
       'ofac',
       'sdn.csv',
@@ -498,6 +559,10 @@ describe('wallet screening against the held sanctions lists (real OFAC and UN da
       { files },
       'ofac: sdn_record_count_short.xml holds 2 <sdnEntry> records, fewer than its Record_Count states (5): the file is incomplete; download it again',
     );
+    const short = (await t.deps.operatorAudit.list({ subject: 'ofac' })).at(-1)!;
+    assert.equal(short.action, 'sanctions_list.import_refused');
+    assert.deepEqual(short.detail.files, ['sdn_record_count_short.xml']);
+    assert.match(String(short.detail.reason), /fewer than its Record_Count states \(5\)/);
     assert.deepEqual(await held(), before);
     const s = await screen('0x7F367cC41522cE07553e823bf3be79A889DEbe1B', 'ethereum');
     assert.equal(s.risk_profile.sanctions_matches[0]?.entry_id, '29584', 'an entry the short file left out');
@@ -522,7 +587,14 @@ describe('wallet screening against the held sanctions lists (real OFAC and UN da
         now.test(e.message) &&
         e.message.endsWith('); the held list was left unchanged'),
     );
-    const csv = readFileSync(fixturePath('ofac_sdn/tiny_2025/sdn.csv'), 'utf8');
+    const euRefusal = (await t.deps.operatorAudit.list({ subject: 'eu' })).at(-1)!;
+    assert.equal(euRefusal.action, 'sanctions_list.import_refused');
+    assert.deepEqual(euRefusal.detail.files, ['eu.xml']);
+    assert.match(
+      String(euRefusal.detail.reason),
+      /^eu: the publication date eu\.xml states, 2098-12-31T23:00:00\.000Z, is in the future/,
+    );
+    const csv = sdnWithoutCutRemarks();
     await assert.rejects(
       t.deps.commands(
         'lists.import',

@@ -119,6 +119,19 @@ describe('OFAC legacy CSV: bench_2021 (complete 2021 snapshot)', () => {
     const alone = loadSet('bench_2021', false);
     assert.ok(alone.addresses.length < 97);
     assert.ok(alone.addresses.some((a) => a.address === '1Gq'));
+    // Which is why the parser names the entries whose Remarks reach the cut uncontinued (the
+    // import refuses them, services/list-prep.ts).
+    assert.deepEqual(
+      alone.cut_remarks.map((e) => e.entry_id),
+      ['12300', '28263', '28264', '29703', '30518'],
+    );
+    assert.equal(alone.cut_remarks.at(-1)!.name, 'SECONDEYE SOLUTION');
+    assert.deepEqual(bench.cut_remarks, []);
+    assert.deepEqual(tiny.cut_remarks, []);
+    assert.deepEqual(
+      loadSet('tiny_2025', false).cut_remarks.map((e) => e.entry_id),
+      ['33151'],
+    );
   });
 
   test('keeps the malformed 39-digit ETH address as published, but unscreenable', () => {

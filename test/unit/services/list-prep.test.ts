@@ -163,6 +163,7 @@ describe('what an import holds and refuses', () => {
       published_at: '2025-01-01',
     });
     assert.deepEqual(p.warnings, [
+      "ofac: no alt.csv beside sdn.csv: no aliases were loaded, so names screening matches the entries' primary names only",
       'ofac: entry 36 (BAD\\u001b[31mNAME) lists ETH address "0x12\\u0007", not a valid EVM address (EVM address must be 0x followed by 40 hex digits): it can never match and is not screened',
     ]);
     refused(
@@ -199,6 +200,95 @@ describe('what an import holds and refuses', () => {
     ]);
     // Not counted as screenable: of 97 addresses, 65 Bitcoin and 10 EVM ones are.
     assert.deepEqual([p.counts.address_count, p.counts.screenable_address_count], [97, 75]);
+  });
+});
+
+describe('an OFAC CSV set whose remarks are cut (sdn.csv without sdn_comments.csv)', () => {
+  // bench_2021 (test/fixtures/screening/SOURCE.md): 5 entries' Remarks fill sdn.csv's 1,000
+  // characters and continue in sdn_comments.csv; with sdn.csv alone 16 of its 97 addresses are lost.
+  const without = (...names: string[]): ListImportRequest => ({
+    ...ofac,
+    files: ofac.files.filter((f) => !names.some((n) => f.name.endsWith(`/${n}`))),
+  });
+  const cutMessage =
+    "ofac: the Remarks of 5 entries fill sdn.csv's field to its cut at 1000 characters (12300 (CIFUENTES VILLA, Jorge Milton), 28263 (TIAN, Yinyin), 28264 (LI, Jiadong), 29703 (ANDREYEV, Anton Nikolaeyvich), 30518 (SECONDEYE SOLUTION)); OFAC continues them in sdn_comments.csv, which is missing, and addresses in the part cut off would not be screened. Put sdn_comments.csv beside sdn.csv and import again; the held list was left unchanged";
+  const refusedWith = (req: ListImportRequest, message: string) =>
+    assert.throws(
+      () => prepareList(req),
+      (err: Error) => err instanceof ListFormatError && err.message === message,
+    );
+
+  test('is refused, naming the entries and the missing file, on this thread and off it', async () => {
+    refusedWith(without('sdn_comments.csv'), cutMessage);
+    refusedWith(without('sdn_comments.csv', 'add.csv', 'alt.csv'), cutMessage);
+    await assert.rejects(
+      prepareListOffThread(without('sdn_comments.csv')),
+      (err: Error) => err instanceof ListFormatError && err.message === cutMessage,
+    );
+    // One entry (tiny_2025: SUEX, whose XBT address is split 1B64QRxf | aa35MVkf…) is named alone.
+    refusedWith(
+      {
+        source: 'ofac',
+        files: [{ name: 'sdn.csv', content: fixtureText('ofac_sdn/tiny_2025/sdn.csv') }],
+        published_at: '2025-05-16',
+      },
+      "ofac: the Remarks of entry 33151 (SUEX OTC, S.R.O.) fill sdn.csv's field to its cut at 1000 characters; OFAC continues them in sdn_comments.csv, which is missing, and addresses in the part cut off would not be screened. Put sdn_comments.csv beside sdn.csv and import again; the held list was left unchanged",
+    );
+    // A lone file under another name is read as sdn.csv, and cannot have its companion.
+    assert.throws(
+      () => prepareList({ ...ofac, files: [{ name: 'sdn-2021.csv', content: ofac.files[0]!.content }] }),
+      (err: Error) =>
+        err instanceof ListFormatError &&
+        err.message.includes("the Remarks of 5 entries fill sdn-2021.csv's field") &&
+        err.message.includes('Name it sdn.csv, put sdn_comments.csv beside it and import the two'),
+    );
+  });
+
+  test('with sdn_comments.csv it is taken whole; an entry it does not continue is warned of', () => {
+    assert.equal(prepareList(ofac).counts.address_count, 97);
+    const comments = ofac.files.find((f) => f.name.endsWith('/sdn_comments.csv'))!;
+    const lines = comments.content.split('\r\n');
+    assert.ok(lines.some((l) => l.startsWith('30518,')));
+    const partial = {
+      ...ofac,
+      files: ofac.files.map((f) =>
+        f === comments ? { ...f, content: lines.filter((l) => !l.startsWith('30518,')).join('\r\n') } : f,
+      ),
+    };
+    const p = prepareList(partial);
+    // The 11 addresses in SECONDEYE's continuation are lost: said, by entry.
+    assert.equal(p.counts.address_count, 86);
+    assert.ok(
+      p.warnings.includes(
+        'ofac: entry 30518 (SECONDEYE SOLUTION) has Remarks of 1000 characters in sdn.csv, the length OFAC cuts at, and no continuation in sdn_comments.csv: if they were cut, what follows (addresses included) is not loaded',
+      ),
+      JSON.stringify(p.warnings),
+    );
+  });
+
+  test('without alt.csv it is taken, with a warning that no aliases were loaded', () => {
+    const p = prepareList(without('alt.csv'));
+    assert.equal(p.counts.alias_count, 0);
+    assert.equal(
+      p.warnings[0],
+      "ofac: no alt.csv beside sdn.csv: no aliases were loaded, so names screening matches the entries' primary names only",
+    );
+    assert.equal(p.warning_count, prepareList(ofac).warning_count + 1);
+    assert.ok(!prepareList(ofac).warnings.some((w) => w.includes('alt.csv')));
+  });
+
+  test('the answer keeps the text of the first 100 warnings, and counts them all', () => {
+    // 150 entries each listing an ETH address of 39 hex digits: 150 warnings.
+    let sdn = '';
+    for (let i = 1; i <= 150; i++)
+      sdn += `${i},"HOLDER ${i}",-0- ,"CYBER2",-0- ,-0- ,-0- ,-0- ,-0- ,-0- ,-0- ,"Digital Currency Address - ETH 0x${'a'.repeat(39)}."\r\n`;
+    const p = prepareList({
+      source: 'ofac',
+      files: [{ name: 'sdn.csv', content: sdn }],
+      published_at: '2025-01-01',
+    });
+    assert.equal(p.warning_count, 151);
+    assert.equal(p.warnings.length, 100);
   });
 });
 

@@ -12,10 +12,12 @@ export {
   type SanctionsList,
 } from './model.ts';
 export {
+  type CutRemarks,
   type OfacCsvFiles,
   type OfacCsvOptions,
   type OfacCsvResult,
   parseOfacCsv,
+  REMARKS_CUT,
   splitPrograms,
 } from './ofac-csv.ts';
 export { ofacDate, parseOfacXml } from './ofac-xml.ts';

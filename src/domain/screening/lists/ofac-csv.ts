@@ -28,8 +28,29 @@ export interface OfacCsvOptions {
   names?: Partial<Record<keyof OfacCsvFiles, string>>;
 }
 
-/** The parsed list plus what was skipped, so an import can report it. */
-export type OfacCsvResult = SanctionsList & { warnings: string[] };
+/** An entry whose Remarks reach the cut and have no continuation in the set read. */
+export interface CutRemarks {
+  entry_id: string;
+  name: string;
+}
+
+/**
+ * The parsed list plus what was skipped, so an import can report it. `cut_remarks`: the entries
+ * whose Remarks fill sdn.csv's field to the cut (REMARKS_CUT) and have no continuation among the
+ * sdn_comments.csv rows read (none when that file was not given): their remarks, and any address
+ * in the part cut off, are incomplete. The parser reports them; the import decides (list-prep.ts).
+ */
+export type OfacCsvResult = SanctionsList & { warnings: string[]; cut_remarks: CutRemarks[] };
+
+/**
+ * OFAC cuts the Remarks field of sdn.csv at exactly 1,000 characters and continues it in
+ * sdn_comments.csv: a field of that length was (almost surely) cut. Counted in characters (code
+ * points), as OFAC's own files bear out (every continued entry of the 2021 and 2025 sets).
+ */
+export const REMARKS_CUT = 1000;
+
+/** Whether a Remarks field reaches the cut; the cheap UTF-16 length rules out nearly every field. */
+const reachesCut = (remarks: string) => remarks.length >= REMARKS_CUT && [...remarks].length >= REMARKS_CUT;
 
 /** Column counts of the headerless files, from OFAC's data specification. */
 const COLUMNS = { sdn: 12, add: 6, alt: 5, comments: 2 } as const;
@@ -137,6 +158,7 @@ export function parseOfacCsv(files: OfacCsvFiles, options: OfacCsvOptions = {}):
 
   const entries: SanctionsEntry[] = [];
   const addresses: ListedAddress[] = [];
+  const cut_remarks: CutRemarks[] = [];
   const ids = new Set<string>();
   for (const row of sdnRows) {
     const entry_id = cell(row[0]);
@@ -145,9 +167,11 @@ export function parseOfacCsv(files: OfacCsvFiles, options: OfacCsvOptions = {}):
     // the remarks, keyed by ent_num alone, is read once, with the first.
     const continued = ids.has(entry_id) ? '' : (continuation.get(entry_id) ?? '');
     ids.add(entry_id);
+    const name = clean(cell(row[1]));
+    if (!continuation.has(entry_id) && reachesCut(rawCell(row[11]))) cut_remarks.push({ entry_id, name });
     entries.push({
       entry_id,
-      name: clean(cell(row[1])),
+      name,
       type: entryType(cell(row[2])),
       programs: splitPrograms(cell(row[3])),
       aliases: uniq(aliases.get(entry_id) ?? []),
@@ -163,5 +187,12 @@ export function parseOfacCsv(files: OfacCsvFiles, options: OfacCsvOptions = {}):
   for (const id of continuation.keys()) {
     if (!ids.has(id)) warnings.push(`${names.comments}: remarks for unknown ent_num ${id} ignored`);
   }
-  return { source: 'ofac', published_at: options.published_at ?? null, entries, addresses, warnings };
+  return {
+    source: 'ofac',
+    published_at: options.published_at ?? null,
+    entries,
+    addresses,
+    warnings,
+    cut_remarks,
+  };
 }

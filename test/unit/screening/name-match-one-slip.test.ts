@@ -1,21 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { parseOfacCsv, parseUnXml, type SanctionsList } from '../../../src/domain/screening/lists/index.ts';
+import type { SanctionsList } from '../../../src/domain/screening/lists/index.ts';
 import { buildNameIndex, type NameMatch, normalizeName } from '../../../src/domain/screening/name-match.ts';
-import { fixtureBytes, fixtureText } from './fixtures.ts';
+import { finds, hits, index, ofac, un } from './real-lists.ts';
 
-// Real lists: OFAC SDN snapshot 2021-07-07 (ofac_sdn/bench_2021) and the UN consolidated list of
-// 2026-02-27 (un_sanctions), described in test/fixtures/screening/SOURCE.md. Names a black-box
-// review found missed with one letter off (issue 3b).
-const ofac = parseOfacCsv({
-  sdn: fixtureBytes('ofac_sdn/bench_2021/sdn.csv'),
-  alt: fixtureText('ofac_sdn/bench_2021/alt.csv'),
-});
-const un = parseUnXml(fixtureBytes('un_sanctions/UN_consolidated.xml'));
-const index = buildNameIndex([ofac, un]);
-const hits = (name: string) => index.search(name).map((m) => `${m.list}:${m.entry_id}`);
-const finds = (name: string, entry: string) =>
-  assert.ok(hits(name).includes(entry), `${name}: ${hits(name)}`);
+// Names a black-box review found missed with one letter off (issue 3b), in the real lists.
 
 /** A deterministic generator (mulberry32): the same edits every run. */
 function seeded(seed: number): () => number {

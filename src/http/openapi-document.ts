@@ -74,6 +74,15 @@ const AUDIT_CUT = stated('', {
   },
 });
 
+/** Answers decided by an audited evaluation whose body has no room for its id (evaluated-answer.ts). */
+const EVALUATION = stated('', {
+  'X-Evaluation-Id': {
+    description:
+      'the evaluation (trigger_type `wallet_screen` or `travel_rule`) whose audit record backs the answer: for an answer served from the cache, or shared with an identical request in flight, the one that produced it; read it with GET /api/mica/evaluations/{evaluation_id}',
+    schema: { type: 'string', format: 'uuid' },
+  },
+});
+
 /** A bearer endpoint's 401 (plugins/auth.ts). */
 const CHALLENGE = stated('Bearer', {
   'WWW-Authenticate': {
@@ -85,10 +94,15 @@ const CHALLENGE = stated('Bearer', {
 
 const HEADER_COMPONENTS: Json = Object.assign(
   {},
-  ...[CLIENT_LIMIT, WEBHOOK_LIMIT, RETRY_AFTER, EXPORT, AUDIT_CUT, CHALLENGE].map((h) => h.definitions),
+  ...[CLIENT_LIMIT, WEBHOOK_LIMIT, RETRY_AFTER, EXPORT, AUDIT_CUT, EVALUATION, CHALLENGE].map(
+    (h) => h.definitions,
+  ),
 );
 
 const AUDIT_CUT_PATHS = new Set(['/api/mica/audit/evaluations', '/api/mica/audit/actions']);
+
+/** Every 200 of these (GET and POST alike) is an evaluation's answer (EVALUATION). */
+const EVALUATION_PATHS = new Set(['/api/mica/wallet-screening', '/api/mica/travel-rule-validation']);
 
 /**
  * What each status means, for the answers whose route states no description of its own (Fastify
@@ -234,6 +248,7 @@ export function withHeadersAndIds<T>(doc: T): T {
           ...(status === '429' || (status === '503' && path.startsWith('/api/')) ? RETRY_AFTER.refs : {}),
           ...(status === '200' && 'text/csv' in content ? EXPORT.refs : {}),
           ...(status === '200' && AUDIT_CUT_PATHS.has(path) ? AUDIT_CUT.refs : {}),
+          ...(status === '200' && EVALUATION_PATHS.has(path) ? EVALUATION.refs : {}),
         };
         if (Object.keys(headers).length > 0) res.headers = { ...headers, ...((res.headers as Json) ?? {}) };
       }

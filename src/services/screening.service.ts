@@ -22,6 +22,7 @@ import {
 } from '../vendors/index.ts';
 import { CACHE_TTL_SECONDS, rulesFingerprint, walletCacheKey } from './cache-keys.ts';
 import type { CacheStatsService } from './cache-stats.service.ts';
+import { answerOfEntry, cacheEntry, type EvaluatedAnswer } from './evaluated-answer.ts';
 import type { ClientContext, EvaluationService } from './evaluation.service.ts';
 import type { Principal } from './keys.service.ts';
 import type { HeldLists, SanctionsListsService } from './sanctions-lists.service.ts';
@@ -123,7 +124,7 @@ export function createScreeningService(deps: {
   }
 
   const { get: cacheGet, set: cacheSet } = tolerantCache(deps.cache, ttl, deps.onCacheError);
-  const flights = createSingleFlight<string>();
+  const flights = createSingleFlight<EvaluatedAnswer>();
 
   /**
    * The vendors' views of an address, every configured vendor asked (also for an address a held
@@ -161,8 +162,11 @@ export function createScreeningService(deps: {
   }
 
   return {
-    /** Screens a wallet for the caller; returns the response as JSON text (cached or new). */
-    async screen(principal: Principal, req: ScreeningRequest, by?: Actor): Promise<string> {
+    /**
+     * Screens a wallet for the caller; returns the response as JSON text (cached or new) and the
+     * evaluation it comes from (for a cached or shared answer, the one that produced it).
+     */
+    async screen(principal: Principal, req: ScreeningRequest, by?: Actor): Promise<EvaluatedAnswer> {
       const valid = validateAddress(req.blockchain, req.wallet_address);
       if (!valid.ok) throw validationError([`wallet_address: ${valid.reason}`]);
       const names = [req.originator_name, req.beneficiary_name].filter(
@@ -180,17 +184,17 @@ export function createScreeningService(deps: {
       const key = walletCacheKey(principal.clientId, req.wallet_address, req.blockchain);
       const fingerprint = `lists=${lists.tag};vendors=${deps.vendors.names.join(',')};${rulesFingerprint(ctx?.settings)}`;
       if (!cacheable) return screenUncached(principal, req, by, lists, ctx, names, undefined);
-      const cached = await cacheGet(key);
+      const cached = answerOfEntry(await cacheGet(key), fingerprint);
       // The address is echoed as given, and one key serves every casing of an EVM or bech32 address.
-      if (cached?.startsWith(`${fingerprint}\n`)) {
+      if (cached) {
         deps.stats.record(principal.clientId, 'wallet_screening', true);
-        return withAddress(cached.slice(fingerprint.length + 1), req.wallet_address);
+        return withAddress(cached, req.wallet_address);
       }
       // The same wallet asked at the same moment is screened once, as it would be one after the other.
       let shared = false;
       try {
         const flight = await flights.run(`${key}\n${fingerprint}`, () =>
-          screenUncached(principal, req, by, lists, ctx, names, `${fingerprint}\n`),
+          screenUncached(principal, req, by, lists, ctx, names, fingerprint),
         );
         shared = flight.shared;
         return shared ? withAddress(flight.value, req.wallet_address) : flight.value;
@@ -200,7 +204,7 @@ export function createScreeningService(deps: {
     },
   };
 
-  /** A screening that is not in the cache; `cachePrefix`: where a complete answer is cached under. */
+  /** A screening that is not in the cache; `fingerprint`: what a complete answer is cached under. */
   async function screenUncached(
     principal: Principal,
     req: ScreeningRequest,
@@ -208,8 +212,8 @@ export function createScreeningService(deps: {
     lists: HeldLists,
     ctx: ClientContext | undefined,
     names: string[],
-    cachePrefix: string | undefined,
-  ): Promise<string> {
+    fingerprint: string | undefined,
+  ): Promise<EvaluatedAnswer> {
     const key = walletCacheKey(principal.clientId, req.wallet_address, req.blockchain);
     const addressHits = lists.addresses.lookup(req.blockchain, req.wallet_address);
     // The lists and the vendors are combined (CONTRACT §7), a listed address included. A listed
@@ -281,13 +285,17 @@ export function createScreeningService(deps: {
       },
       by,
     );
-    const json = JSON.stringify({
-      risk_profile: profile,
-      rule_evaluation: ruleEvaluation(evaluation.results, evaluation),
-    });
+    const answer = {
+      json: JSON.stringify({
+        risk_profile: profile,
+        rule_evaluation: ruleEvaluation(evaluation.results, evaluation),
+      }),
+      evaluationId: evaluation.evaluation_id,
+    };
     // Only a complete answer is cached: the next request asks the missing vendors again.
-    if (cachePrefix !== undefined && missing.length === 0) await cacheSet(key, `${cachePrefix}${json}`);
-    return json;
+    if (fingerprint !== undefined && missing.length === 0)
+      await cacheSet(key, cacheEntry(fingerprint, answer));
+    return answer;
   }
 }
 export type ScreeningService = ReturnType<typeof createScreeningService>;
@@ -311,10 +319,11 @@ function pick<T extends object, K extends keyof T>(o: T, keys: K[]): Partial<Pic
   return out;
 }
 
-/** The cached text with the caller's spelling of the address (the entry may come from another casing). */
-function withAddress(json: string, address: string): string {
+/** The cached answer with the caller's spelling of the address (the entry may come from another casing). */
+function withAddress(answer: EvaluatedAnswer, address: string): EvaluatedAnswer {
+  const { json } = answer;
   const prefix = '{"risk_profile":{"wallet_address":';
-  if (!json.startsWith(prefix)) return json;
+  if (!json.startsWith(prefix)) return answer;
   const end = json.indexOf(',"blockchain":', prefix.length);
-  return end < 0 ? json : prefix + JSON.stringify(address) + json.slice(end);
+  return end < 0 ? answer : { ...answer, json: prefix + JSON.stringify(address) + json.slice(end) };
 }

@@ -15,6 +15,7 @@ import {
 import { validationError } from '../errors.ts';
 import { CACHE_TTL_SECONDS, rulesFingerprint, travelCacheKey } from './cache-keys.ts';
 import type { CacheStatsService } from './cache-stats.service.ts';
+import { answerOfEntry, cacheEntry, type EvaluatedAnswer } from './evaluated-answer.ts';
 import type { ClientContext, EvaluationService } from './evaluation.service.ts';
 import type { Principal } from './keys.service.ts';
 import { createSingleFlight } from './single-flight.ts';
@@ -111,11 +112,14 @@ export function createTravelRuleService(deps: {
   const ttl = CACHE_TTL_SECONDS.travel_rule;
 
   const { get: cacheGet, set: cacheSet } = tolerantCache(deps.cache, ttl, deps.onCacheError);
-  const flights = createSingleFlight<string>();
+  const flights = createSingleFlight<EvaluatedAnswer>();
 
   return {
-    /** Validates one request for the caller; returns the response as JSON text (cached or new). */
-    async validate(principal: Principal, body: unknown, by?: Actor): Promise<string> {
+    /**
+     * Validates one request for the caller; returns the response as JSON text (cached or new) and
+     * the evaluation it comes from (for a cached or shared answer, the one that produced it).
+     */
+    async validate(principal: Principal, body: unknown, by?: Actor): Promise<EvaluatedAnswer> {
       // C2 (a date of birth in the past) needs today; the rest of the check is pure.
       const parsed = parseTravelRuleRequest(body, { today: now().toISOString().slice(0, 10) });
       if (!parsed.ok) throw validationError(parsed.errors);
@@ -125,10 +129,10 @@ export function createTravelRuleService(deps: {
       const key = travelCacheKey(principal.clientId, transfer.transfer_id);
       const ctx = await deps.clientContext(principal.clientId);
       const fingerprint = `${sha256Hex(canonicalJson(body))}.${directory.version}.${rulesFingerprint(ctx?.settings)}`;
-      const cached = await cacheGet(key);
-      if (cached?.startsWith(`${fingerprint}\n`)) {
+      const cached = answerOfEntry(await cacheGet(key), fingerprint);
+      if (cached) {
         deps.stats.record(principal.clientId, 'travel_rule', true);
-        return cached.slice(fingerprint.length + 1);
+        return cached;
       }
       // The same body at the same moment is validated once, as it would be one after the other.
       let shared = false;
@@ -151,7 +155,7 @@ export function createTravelRuleService(deps: {
     by: Actor | undefined,
     key: string,
     fingerprint: string,
-  ): Promise<string> {
+  ): Promise<EvaluatedAnswer> {
     const { data_completeness, required_fields } = assessCompleteness(transfer);
     const self_hosted = isSelfHosted(transfer);
     const counterparty_verified = !self_hosted && verifyCounterparty(transfer, directory);
@@ -189,9 +193,9 @@ export function createTravelRuleService(deps: {
         triggered_rules: evaluation.results.filter((r) => r.triggered),
       },
     };
-    const json = JSON.stringify(response);
-    await cacheSet(key, `${fingerprint}\n${json}`);
-    return json;
+    const answer = { json: JSON.stringify(response), evaluationId: evaluation.evaluation_id };
+    await cacheSet(key, cacheEntry(fingerprint, answer));
+    return answer;
   }
 }
 export type TravelRuleService = ReturnType<typeof createTravelRuleService>;

@@ -19,6 +19,7 @@ import {
 import { clientWithKey, freshDatabase, TEST_DATABASE_URL, TEST_REDIS_URL } from '../helpers/harness.ts';
 import { fixturePath, type Screening, screenGet, screenPost, uniqueClient } from '../helpers/screening.ts';
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const fixture = (name: string) => JSON.parse(readFileSync(fixturePath(`vendors/${name}`), 'utf8'));
 
 describe('wallet screening through the three vendors: mapping and cache', () => {
@@ -415,16 +416,26 @@ describe('wallet screening through the three vendors: mapping and cache', () => 
     const first = await screenGet(t, auth, address, 'polygon');
     assert.equal(first.statusCode, 200);
     assert.equal(calls(), 3);
+    const id = String(first.headers['x-evaluation-id']);
+    assert.match(id, UUID, 'the answer names its evaluation');
     const second = await screenGet(t, auth, address, 'polygon');
     assert.equal(second.body, first.body);
     assert.equal(calls(), 3, 'served from the cache');
+    assert.equal(second.headers['x-evaluation-id'], id, 'a hit names the evaluation that produced it');
     // One entry serves every spelling of an EVM address, echoing the caller's.
     const upper = `0x${address.slice(2).toUpperCase()}`;
-    const third = (await ok(upper, 'polygon')) as Screening;
-    assert.equal(third.risk_profile.wallet_address, upper);
+    const third = await screenGet(t, auth, upper, 'polygon');
+    assert.equal((third.json() as Screening).risk_profile.wallet_address, upper);
+    assert.equal(third.headers['x-evaluation-id'], id);
     assert.equal(calls(), 3);
-    // Another chain is another entry.
-    await ok(address, 'ethereum');
+    // The POST form without names shares the entry, and its evaluation.
+    const posted = await screenPost(t, auth, { wallet_address: address, blockchain: 'polygon' });
+    assert.equal(posted.headers['x-evaluation-id'], id);
+    // Another chain is another entry, and another evaluation.
+    const other = await screenGet(t, auth, address, 'ethereum');
+    assert.equal(other.statusCode, 200, other.body);
+    assert.match(String(other.headers['x-evaluation-id']), UUID);
+    assert.notEqual(other.headers['x-evaluation-id'], id);
     assert.equal(calls(), 6);
 
     const inv = await t.app.inject({
@@ -448,12 +459,60 @@ describe('wallet screening through the three vendors: mapping and cache', () => 
   it('a POST with names is screened afresh (names change the answer); one without is cached', async () => {
     const address = freshEvm();
     const body = { wallet_address: address, blockchain: 'ethereum', transaction_amount_eur: 250 };
-    assert.equal((await screenPost(t, auth, body)).statusCode, 200);
-    assert.equal((await screenPost(t, auth, body)).statusCode, 200);
+    const first = await screenPost(t, auth, body);
+    assert.equal(first.statusCode, 200);
+    const again = await screenPost(t, auth, body);
+    assert.equal(again.statusCode, 200);
+    assert.equal(again.headers['x-evaluation-id'], first.headers['x-evaluation-id']);
     assert.equal(calls(), 3);
     const named = await screenPost(t, auth, { ...body, originator_name: 'John Smith' });
     assert.equal(named.statusCode, 200, named.body);
     assert.equal(calls(), 6);
+    // Its own evaluation, with the name in its audited data.
+    const id = String(named.headers['x-evaluation-id']);
+    assert.match(id, UUID);
+    assert.notEqual(id, first.headers['x-evaluation-id']);
+    const stored = await t.deps.db
+      .selectFrom('evaluations')
+      .select(['trigger_type', 'request'])
+      .where('evaluation_id', '=', id)
+      .executeTakeFirstOrThrow();
+    assert.equal(stored.trigger_type, 'wallet_screen');
+    assert.equal(
+      (stored.request as { data: { originator_name?: string } }).data.originator_name,
+      'John Smith',
+    );
+  });
+
+  it('X-Evaluation-Id finds the audited screening through GET /api/mica/evaluations/{id}, for its client only', async () => {
+    const res = await screenGet(t, auth, freshEvm(), 'ethereum');
+    assert.equal(res.statusCode, 200, res.body);
+    const id = String(res.headers['x-evaluation-id']);
+    assert.match(id, UUID);
+    const record = await t.app.inject({ method: 'GET', url: `/api/mica/evaluations/${id}`, headers: auth });
+    assert.equal(record.statusCode, 200, record.body);
+    assert.equal(record.json().evaluation_id, id);
+    assert.equal(record.json().rules_triggered, (res.json() as Screening).rule_evaluation.rules_triggered);
+    const other = await clientWithKey(t, uniqueClient('vendors-other'));
+    const foreign = await t.app.inject({
+      method: 'GET',
+      url: `/api/mica/evaluations/${id}`,
+      headers: other.auth,
+    });
+    assert.equal(foreign.statusCode, 404, foreign.body);
+    // A refused request screened nothing: no header.
+    const refused = await screenGet(t, auth, '0x12', 'ethereum');
+    assert.equal(refused.statusCode, 400, refused.body);
+    assert.equal(refused.headers['x-evaluation-id'], undefined);
+    // Documented on the 200s of both forms, and only there.
+    const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    for (const method of ['get', 'post']) {
+      const responses = doc.paths['/api/mica/wallet-screening'][method].responses;
+      assert.deepEqual(responses['200'].headers['X-Evaluation-Id'], {
+        $ref: '#/components/headers/EvaluationId',
+      });
+      assert.equal(responses['400'].headers?.['X-Evaluation-Id'], undefined);
+    }
   });
 
   it('a POST may state self-hosting and ownership (WAL-004, not cached); other fields are ignored', async () => {
@@ -538,6 +597,11 @@ describe('wallet screening through the three vendors: mapping and cache', () => 
       .where((eb) => eb.fn('lower', ['trigger_entity_id']), '=', address)
       .execute();
     assert.equal(evaluations.length, 1);
+    // Each caller, whichever spelling it sent, is named the one evaluation.
+    assert.deepEqual(
+      answers.map((r) => r.headers['x-evaluation-id']),
+      Array(8).fill(evaluations[0]!.evaluation_id),
+    );
   });
 
   it('nothing is cached when a vendor fails', async () => {

@@ -13,6 +13,7 @@ import {
 } from '../helpers/travel-rule.ts';
 
 const URL = '/api/mica/travel-rule-validation';
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const IVMS_PAYLOAD = JSON.parse(readFileSync(fixturePath('ivms101/identity_payload.json'), 'utf8'));
 
 interface TravelBody {
@@ -260,6 +261,49 @@ describe('POST /api/mica/travel-rule-validation', () => {
     assert.deepEqual(partialData.required_fields, ['originator.geographic_address']);
   });
 
+  it('names the audited evaluation in X-Evaluation-Id; a cached answer names the same one', async () => {
+    const body = completeBody('tr-evaluation-id', { amount_eur: 1500 });
+    const first = await send(body);
+    assert.equal(first.statusCode, 200, first.body);
+    const id = String(first.headers['x-evaluation-id']);
+    assert.match(id, UUID);
+    const stored = await t.deps.db
+      .selectFrom('evaluations')
+      .select(['evaluation_id', 'trigger_type', 'trigger_entity_id'])
+      .where('client_id', '=', clientId)
+      .where('trigger_entity_id', '=', 'tr-evaluation-id')
+      .execute();
+    assert.deepEqual(stored, [
+      { evaluation_id: id, trigger_type: 'travel_rule', trigger_entity_id: 'tr-evaluation-id' },
+    ]);
+    // The record behind the answer, for the caller's client only (CONTRACT §9).
+    const record = await t.app.inject({ method: 'GET', url: `/api/mica/evaluations/${id}`, headers: auth });
+    assert.equal(record.statusCode, 200, record.body);
+    assert.equal(record.json().evaluation_id, id);
+    assert.equal(record.json().should_block, first.json().rule_evaluation.should_block);
+    const other = await clientWithKey(t, uniqueClientId('other'));
+    const foreign = await t.app.inject({
+      method: 'GET',
+      url: `/api/mica/evaluations/${id}`,
+      headers: other.auth,
+    });
+    assert.equal(foreign.statusCode, 404, foreign.body);
+
+    // Served from the cache: the same bytes, backed by the same evaluation (no new one was written).
+    const second = await send(body);
+    assert.equal(second.body, first.body);
+    assert.equal(second.headers['x-evaluation-id'], id);
+    // A changed body is another evaluation, and says so.
+    const changed = await send({ ...body, amount_eur: 1600 });
+    assert.equal(changed.statusCode, 200, changed.body);
+    assert.match(String(changed.headers['x-evaluation-id']), UUID);
+    assert.notEqual(changed.headers['x-evaluation-id'], id);
+    // A refused request decided nothing: no header.
+    const refused = await send({ ...body, amount_eur: -1 });
+    assert.equal(refused.statusCode, 400, refused.body);
+    assert.equal(refused.headers['x-evaluation-id'], undefined);
+  });
+
   it('the same transfer sent eight times at once is validated once (one evaluation, one case)', async () => {
     const body = completeBody('tr-burst', { amount_eur: 20_000 });
     const answers = await Promise.all(Array.from({ length: 8 }, () => send(body)));
@@ -275,6 +319,11 @@ describe('POST /api/mica/travel-rule-validation', () => {
       .where('trigger_entity_id', '=', 'tr-burst')
       .execute();
     assert.equal(evaluations.length, 1);
+    // Every caller is named the one evaluation, those who shared its answer too.
+    assert.deepEqual(
+      answers.map((a) => a.headers['x-evaluation-id']),
+      Array(8).fill(evaluations[0]!.evaluation_id),
+    );
     const cases = await t.deps.db
       .selectFrom('cases')
       .select('id')
@@ -318,6 +367,13 @@ describe('POST /api/mica/travel-rule-validation', () => {
   it('is documented in the OpenAPI document', async () => {
     const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
     assert.ok(doc.paths['/api/mica/travel-rule-validation']?.post);
+    const ok = doc.paths['/api/mica/travel-rule-validation'].post.responses['200'];
+    assert.deepEqual(ok.headers['X-Evaluation-Id'], { $ref: '#/components/headers/EvaluationId' });
+    assert.equal(doc.components.headers.EvaluationId.schema.format, 'uuid');
+    assert.equal(
+      doc.paths['/api/mica/travel-rule-validation'].post.responses['400'].headers['X-Evaluation-Id'],
+      undefined,
+    );
     assert.ok(doc.paths['/api/mica/cache/stats']?.get);
     assert.ok(doc.paths['/api/mica/cache/invalidate']?.post);
   });

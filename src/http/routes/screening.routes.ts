@@ -1,7 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply } from 'fastify';
 import { isChain } from '../../domain/screening/address/chains.ts';
 import { validateAddress } from '../../domain/screening/address/validate.ts';
 import { type AppError, validationError, withProblems } from '../../errors.ts';
+import { EVALUATION_ID_HEADER, type EvaluatedAnswer } from '../../services/evaluated-answer.ts';
 import type { ScreeningRequest, ScreeningService } from '../../services/screening.service.ts';
 import type { Vendors } from '../../vendors/index.ts';
 import { principalOf } from '../plugins/auth.ts';
@@ -49,6 +51,17 @@ function postOnlyProblems(query: unknown): string[] {
   return POST_ONLY.filter((k) => q[k] !== undefined).map((k) => `${k}: Only in the POST form's body`);
 }
 
+/**
+ * A screening's answer, sent as the cached JSON text (a hit and a miss answer the same bytes); the
+ * body is the spec's, so the audited evaluation behind it is named in a header.
+ */
+function sendAnswer(reply: FastifyReply, answer: EvaluatedAnswer) {
+  return reply
+    .header(EVALUATION_ID_HEADER, answer.evaluationId)
+    .type('application/json; charset=utf-8')
+    .send(answer.json as never);
+}
+
 const flatErrors = {
   400: FlatError,
   401: FlatError,
@@ -92,13 +105,12 @@ export const screeningRoutes =
         }
         // The GET form takes the address and its chain only; the other fields are POST only (spec).
         const { wallet_address, blockchain } = req.query as ScreeningRequest;
-        const json = await deps.screening.screen(
+        const answer = await deps.screening.screen(
           principalOf(req),
           { wallet_address, blockchain },
           actorOf(req),
         );
-        // Sent as the cached JSON text, so a hit and a miss answer the same bytes.
-        return reply.type('application/json; charset=utf-8').send(json as never);
+        return sendAnswer(reply, answer);
       },
     );
 
@@ -114,12 +126,12 @@ export const screeningRoutes =
       },
       async (req, reply) => {
         if (req.validationError) throw allProblems(req.validationError, req.body);
-        const json = await deps.screening.screen(
+        const answer = await deps.screening.screen(
           principalOf(req),
           req.body as ScreeningRequest,
           actorOf(req),
         );
-        return reply.type('application/json; charset=utf-8').send(json as never);
+        return sendAnswer(reply, answer);
       },
     );
 

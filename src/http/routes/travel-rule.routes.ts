@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { EVALUATION_ID_HEADER } from '../../services/evaluated-answer.ts';
 import type { TravelRuleService } from '../../services/travel-rule.service.ts';
 import { principalOf } from '../plugins/auth.ts';
 import { FlatError } from '../schemas/common.schema.ts';
@@ -34,9 +35,13 @@ export const travelRuleRoutes =
         },
       },
       async (req, reply) => {
-        const json = await deps.travelRule.validate(principalOf(req), req.body, actorOf(req));
-        // Sent as the JSON text that is cached, so a hit and a miss answer the same bytes.
-        return reply.type('application/json; charset=utf-8').send(json as never);
+        const answer = await deps.travelRule.validate(principalOf(req), req.body, actorOf(req));
+        // Sent as the JSON text that is cached, so a hit and a miss answer the same bytes; the body
+        // is the spec's, so the audited evaluation behind it is named in a header.
+        return reply
+          .header(EVALUATION_ID_HEADER, answer.evaluationId)
+          .type('application/json; charset=utf-8')
+          .send(answer.json as never);
       },
     );
   };

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { createMemoryCache } from '../../../src/cache/memory.cache.ts';
 import { canonicalJson } from '../../../src/domain/canonical-json.ts';
@@ -95,7 +96,11 @@ function setup(opts: { failingCache?: boolean } = {}) {
         evaluated.push(req);
         const results = [rule('MICA-TR-001', 'block', req.data.data_completeness !== 'complete')];
         return {
-          response: { results, rules_triggered: results.filter((r) => r.triggered).length },
+          response: {
+            results,
+            rules_triggered: results.filter((r) => r.triggered).length,
+            evaluation_id: randomUUID(),
+          },
         } as never;
       },
     },
@@ -106,7 +111,7 @@ function setup(opts: { failingCache?: boolean } = {}) {
     onCacheError: (e) => cacheErrors.push(e),
     now: () => new Date('2026-01-01T00:00:00Z'),
   });
-  return { service, evaluated, stats, cacheErrors, context };
+  return { service, evaluated, stats, cacheErrors, context, memory };
 }
 
 const body = (id: string, extra: Record<string, unknown> = {}) => ({
@@ -136,13 +141,31 @@ describe('travel-rule service', () => {
   it('serves a repeated body from the cache and re-validates a changed one', async () => {
     const { service, evaluated, stats } = setup();
     const a = await service.validate(principal, body('t1'));
-    assert.equal(await service.validate(principal, body('t1')), a);
+    // The same bytes, and the evaluation that produced them: the hit wrote none of its own.
+    assert.deepEqual(await service.validate(principal, body('t1')), a);
     assert.equal(evaluated.length, 1);
     await service.validate(principal, body('t1', { amount_eur: 11 }));
     assert.equal(evaluated.length, 2);
     const s = await stats.stats('acme');
     assert.equal(s.travel_rule.total_requests, 3);
     assert.equal(s.travel_rule.cache_size, 1);
+  });
+
+  it('an entry of the previous format (no evaluation id) is a miss, validated again and replaced', async () => {
+    const { service, evaluated, memory } = setup();
+    const key = travelCacheKey('acme', 't1');
+    const first = await service.validate(principal, body('t1'));
+    const entry = (await memory.get(key))!;
+    const fingerprint = entry.slice(0, entry.indexOf('\t'));
+    // An instance of the previous version matches `<fingerprint>\n`: it reads this entry as a miss.
+    assert.ok(!entry.startsWith(`${fingerprint}\n`));
+    await memory.set(key, `${fingerprint}\n${first.json}`, 300);
+    const again = await service.validate(principal, body('t1'));
+    assert.equal(evaluated.length, 2, 'not served without the id of its evaluation');
+    assert.equal(again.json, first.json);
+    assert.notEqual(again.evaluationId, first.evaluationId);
+    assert.deepEqual(await service.validate(principal, body('t1')), again, 'the new entry names it');
+    assert.equal(evaluated.length, 2);
   });
 
   it('changed client settings make a cached answer a miss (it was decided under the old ones)', async () => {

@@ -58,8 +58,6 @@ describe('listed names one letter off (OFAC 2021 + UN, threshold 0.92)', () => {
       ['ISEAMIC MOVEMENT OF UZBEKISTAN', 'ofac:6725'],
       ['SPRING SHIPPING LIMETED', 'ofac:25853'],
       ['Sadam Hussein', 'ofac:7843'], // aka HUSSEIN, Saddam
-      ['Civex', 'ofac:535'], // CIMEX: an organisation's one word of 5 letters
-      ['Kaxe', 'ofac:1241'], // KAVE, S.A.: 4 letters, the legal form left out
     ];
     for (const [name, entry] of cases) {
       finds(name, entry);
@@ -145,11 +143,47 @@ describe('listed names one letter off (OFAC 2021 + UN, threshold 0.92)', () => {
         }
       }
       assert.ok(orgs > 3500 && people > 4500, `${orgs} ${people}`);
-      // But a one-word name edited into a word many listed parties carry ("Ansar" for ANSARU): that word.
-      assert.ok(missedOrgs.length <= 2, `${edit}: ${missedOrgs.join('; ')}`);
+      // But a one-word name edited into a word many listed parties carry ("Ansar" for ANSARU): that
+      // word; and a one-word name under 6 letters (HAMAS, CIMEX), which matches exactly only (below).
+      const shortSingle = (missed: string) => {
+        const listed = /\[(.*)\]$/.exec(missed)?.[1] ?? '';
+        return /^[^\s,]{1,5}$/.test(listed.replace(/,?\s+(S\.\s?A\.?|LLC|LTD\.?|INC\.?)$/i, ''));
+      };
+      const missedLong = missedOrgs.filter((n) => !shortSingle(n));
+      assert.ok(missedLong.length <= 2, `${edit}: ${missedLong.join('; ')}`);
       // Before: 22 % / 18 % / 29 % of organisations and 11 % / 11 % / 24 % of individuals missed.
       assert.ok(missedPeople / people < 0.035, `${edit}: ${missedPeople} / ${people} individuals missed`);
     }
+  });
+});
+
+describe('a given name alone matches no organisation one slip off', () => {
+  test('short single words are read exactly: a query alone cannot tell a person from a company', () => {
+    // A code review found these hit organisations at 0.92 (SANA, ACEX OY, SARAK, MARA, NADA…).
+    for (const name of [
+      'Ana',
+      'Alex',
+      'Nina',
+      'Lina',
+      'Dana',
+      'Sara',
+      'Zara',
+      'Mira',
+      'Sami',
+      'Rami',
+      'Nadia',
+      'Amal',
+      'Hana',
+      'Dana Co',
+      'Ana Ou',
+      'Ana The',
+      'Mira As',
+      'Ana Sá',
+      'Hamus',
+    ])
+      assert.deepEqual(hits(name), [], name);
+    // Written exactly, a short one-word name is found.
+    finds('Hamas', 'ofac:4695');
   });
 });
 

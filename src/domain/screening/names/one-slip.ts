@@ -60,6 +60,15 @@ const SHORT_WORLD_NAMES = new Set([
 ]);
 /** Shortest word of an organisation's two-word name matched alone (see `contained`). */
 const CONTAINED_MIN = 6;
+/**
+ * Shortest listed one-word name read with one slip (the query may have a letter less: "Yakza" for
+ * YAKUZA). Shorter single words are
+ * mostly given names one slip from some organisation's short name ("Ana" / SANA, "Sara" / SARAK,
+ * "Nadia" / NADA, "Alex" / ACEX OY, "Zara" / MARA), and a query alone cannot tell a person from a
+ * company; the lists cannot either (most such given names are nobody's name in them). So "Hamus"
+ * does not find HAMAS: a single word that short matches exactly only.
+ */
+const SINGLE_SLIP_MIN = 6;
 
 /** What the index knows of a word (see name-match.ts). */
 export interface SlipWords {
@@ -167,7 +176,7 @@ export function buildSlipIndex(forms: Form[], known: SlipWords): SlipIndex {
           if (!list.includes(form)) contained.set(w, [...list, form]);
         }
     }
-  const singleNeighbours = wordNeighbours([...singles.keys()].filter((w) => w.length >= SLIP_WORD_MIN));
+  const singleNeighbours = wordNeighbours([...singles.keys()].filter((w) => w.length >= SINGLE_SLIP_MIN));
 
   /** The score of `core` against the query words `q` (sorted), or 0. */
   const judge = (q: string[], listed: string[], core: Core): number => {
@@ -203,9 +212,9 @@ export function buildSlipIndex(forms: Form[], known: SlipWords): SlipIndex {
       if (org.length === 1) {
         const word = org[0]!;
         for (const core of singles.get(word) ?? []) report(core.form, 1);
-        if (!known.common(word))
+        if (word.length >= SINGLE_SLIP_MIN - 1 && !known.common(word))
           for (const near of singleNeighbours.near(word))
-            if (near !== word)
+            if (near !== word && near.length >= SINGLE_SLIP_MIN)
               for (const core of singles.get(near)!)
                 report(core.form, Math.max(SLIP_SCORE, jaroWinkler(word, near)));
         for (const form of contained.get(word) ?? []) report(form, SLIP_SCORE);

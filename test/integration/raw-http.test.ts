@@ -93,6 +93,20 @@ describe('malformed HTTP and URLs: documented formats', () => {
         statusCode: status,
       });
     }
+    // Pipelined behind a good request, the refused one is still the one whose format is used.
+    const behind = await raw(
+      port,
+      'GET /healthz HTTP/1.1\r\nHost: x\r\n\r\nGET /api/mica/cache/stats HTTP/1.1\r\nHost: x\r\nX-Actor: a\u0001b\r\n\r\n',
+    );
+    assert.equal(JSON.parse(behind.body.slice(behind.body.lastIndexOf('{"error"'))).type, 'VALIDATION');
+    const before = await raw(
+      port,
+      'GET /api/mica/cache/stats HTTP/1.1\r\nHost: x\r\n\r\nGET /api/mica/evaluate HTTP/1.1\r\nHost: x\r\nX-Actor: a\u0001b\r\n\r\n',
+    );
+    assert.equal(
+      JSON.parse(before.body.slice(before.body.lastIndexOf('{"error"'))).error.code,
+      'INVALID_REQUEST',
+    );
     for (const text of [
       'FOO /api/mica/evaluate HTTP/1.1\r\nHost: x\r\n\r\n',
       'POST /api/mica/evaluate HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\nabcde',

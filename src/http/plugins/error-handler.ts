@@ -142,13 +142,19 @@ function formatOfPath(path: string | undefined): ErrorFormat {
 }
 
 /**
- * The path of the request line of what the HTTP parser refused, when it got that far: the answer
- * is then in the format of the endpoint asked for, as any other error of that endpoint.
+ * The path of the refused request, when its request line is in the chunk the HTTP parser failed on
+ * (Node's `rawPacket`, with `bytesParsed` where it stopped): the last request line before that
+ * point, so a request pipelined behind another is not taken for it. The answer is then in the
+ * format of the endpoint asked for. Not there (a header block split over several reads, a
+ * timeout): unknown, and the nested format.
  */
-function requestPathOf(packet: unknown): string | undefined {
+function requestPathOf(packet: unknown, bytesParsed: unknown): string | undefined {
   if (!Buffer.isBuffer(packet)) return undefined;
-  const line = packet.subarray(0, 8192).toString('latin1').split('\r\n', 1)[0] ?? '';
-  return /^[A-Z]+ (\/\S*) HTTP\/1\.[01]$/.exec(line)?.[1];
+  const end = typeof bytesParsed === 'number' && bytesParsed > 0 ? bytesParsed : packet.length;
+  const text = packet.subarray(Math.max(0, end - 65_536), end).toString('latin1');
+  let path: string | undefined;
+  for (const m of text.matchAll(/(?:^|\r\n)[A-Z]+ (\/\S*) HTTP\/1\.[01]\r\n/g)) path = m[1];
+  return path;
 }
 
 /**
@@ -204,10 +210,17 @@ export function frameworkErrorHandler(
   return sendError(req, reply, err);
 }
 
+/** What Node's HTTP parser hands over of the bytes it refused. */
+function rawOf(err: Error): [unknown, unknown] {
+  const { rawPacket, bytesParsed } = err as { rawPacket?: unknown; bytesParsed?: unknown };
+  return [rawPacket, bytesParsed];
+}
+
 /**
  * Requests Node's HTTP parser refuses (a malformed request line or header, conflicting lengths,
- * headers over the size limit), answered in the nested format before the connection closes;
- * Fastify's default wrote a body of its own format.
+ * headers over the size limit), answered before the connection closes in the format of the
+ * endpoint asked for when its request line can be read (requestPathOf), else nested; Fastify's
+ * default wrote a body of its own format.
  */
 export function clientErrorHandler(err: Error & { code?: string }, socket: Duplex): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
@@ -217,7 +230,7 @@ export function clientErrorHandler(err: Error & { code?: string }, socket: Duple
       : err.code === 'HPE_HEADER_OVERFLOW'
         ? [431, 'Request headers are too large']
         : [400, 'Malformed HTTP request'];
-  const format = formatOfPath(requestPathOf((err as { rawPacket?: unknown }).rawPacket));
+  const format = formatOfPath(requestPathOf(...rawOf(err)));
   // Flat errors list every problem (CONTRACT §3): here the one of the request itself.
   const details = format === 'flat' ? { errors: [`request: ${message}`] } : undefined;
   const rendered = renderError(new AppError('INVALID_REQUEST', message, details), format);

@@ -135,8 +135,9 @@ export function refusedImportEvent(
     detail: {
       source: args.source,
       files: (args.files ?? []).map((f) => printable(f.name.split(/[\\/]/).pop() ?? '', 256)),
-      published_at: args.published_at ?? null,
-      file_date: args.file_date ?? null,
+      // As given, and bounded: a refused date may be any text (only its start is checked).
+      published_at: args.published_at == null ? null : printable(args.published_at, 64),
+      file_date: args.file_date == null ? null : printable(args.file_date, 64),
       allow_older: args.allow_older === true,
       error: err.code,
       status: err.status,

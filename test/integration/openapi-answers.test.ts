@@ -10,6 +10,7 @@ import { parseTravelRuleRequest } from '../../src/domain/travel-rule/request.ts'
 import { normaliseWebhook } from '../../src/domain/webhooks/payload.ts';
 import { ENTITY_TYPES, TRIGGER_TYPES } from '../../src/http/schemas/evaluate.schema.ts';
 import { clientWithKey, type TestApp } from '../helpers/harness.ts';
+import { seededRandom } from '../helpers/seeded-random.ts';
 import {
   BTC,
   completeBody,
@@ -53,17 +54,6 @@ function elementsOf(node: Json, out: [Json, string][] = []): [Json, string][] {
     if (value !== null && typeof value === 'object') elementsOf(value, out);
   }
   return out;
-}
-
-/** A small seeded PRNG (mulberry32): the random edits reproduce. */
-function mulberry32(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 describe('real answers against the OpenAPI document', () => {
@@ -483,7 +473,7 @@ describe('real answers against the OpenAPI document', () => {
     }
     // And one or two random edits at a time, over every element of the example (seeded, so a
     // disagreement reproduces): the two agree but for the wallet addresses, checked per chain.
-    const random = mulberry32(101);
+    const random = seededRandom(101);
     const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
     const texts = ['', ' ', 'x', 'Zoë', 'a'.repeat(36), 'a'.repeat(71), 'a'.repeat(101), 'LEGL', 'ALIA'];
     const codes = ['SHRT', 'XX', 'GB', 'gb', 'RA123456', 'LEIX', 'TXID', 'SOCS', 'GEOG', '2000-02-29'];

@@ -2,20 +2,10 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { SanctionsList } from '../../../src/domain/screening/lists/index.ts';
 import { buildNameIndex, type NameMatch, normalizeName } from '../../../src/domain/screening/name-match.ts';
+import { seededRandom } from '../../helpers/seeded-random.ts';
 import { finds, hits, index, ofac, un } from './real-lists.ts';
 
 // Names a black-box review found missed with one letter off (issue 3b), in the real lists.
-
-/** A deterministic generator (mulberry32): the same edits every run. */
-function seeded(seed: number): () => number {
-  let s = seed;
-  return () => {
-    s = (s + 0x6d2b79f5) | 0;
-    let t = Math.imul(s ^ (s >>> 15), 1 | s);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** The name with one letter of one word of 4+ letters replaced, added or dropped; undefined if none. */
 function oneLetterOff(
@@ -123,7 +113,7 @@ describe('listed names one letter off (OFAC 2021 + UN, threshold 0.92)', () => {
     // Organisations: all found. Individuals: a few edits make another name the lists carry (AMIN →
     // Amir, HAJI → Hadi, KIM Yong Chol → Tong Chol) or a frequent one: those are not slips, and a
     // person's one-word name stays exact.
-    const random = seeded(2021);
+    const random = seededRandom(2021);
     for (const edit of ['replace', 'add', 'drop'] as const) {
       let orgs = 0;
       let people = 0;

@@ -1,9 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyReply } from 'fastify';
 import { isChain } from '../../domain/screening/address/chains.ts';
 import { validateAddress } from '../../domain/screening/address/validate.ts';
 import { type AppError, validationError, withProblems } from '../../errors.ts';
-import { EVALUATION_ID_HEADER, type EvaluatedAnswer } from '../../services/evaluated-answer.ts';
 import type { ScreeningRequest, ScreeningService } from '../../services/screening.service.ts';
 import type { Vendors } from '../../vendors/index.ts';
 import { principalOf } from '../plugins/auth.ts';
@@ -16,6 +14,7 @@ import {
   ScreeningResponseSchema,
 } from '../schemas/screening.schema.ts';
 import { actorOf } from './evaluate.routes.ts';
+import { sendEvaluatedAnswer } from './evaluated-answer.reply.ts';
 
 /**
  * A refused request's problems, with the address's own when the schema let it through: the
@@ -49,17 +48,6 @@ const POST_ONLY = Object.keys(ScreeningBodySchema.properties).filter(
 function postOnlyProblems(query: unknown): string[] {
   const q = (query ?? {}) as Record<string, unknown>;
   return POST_ONLY.filter((k) => q[k] !== undefined).map((k) => `${k}: Only in the POST form's body`);
-}
-
-/**
- * A screening's answer, sent as the cached JSON text (a hit and a miss answer the same bytes); the
- * body is the spec's, so the audited evaluation behind it is named in a header.
- */
-function sendAnswer(reply: FastifyReply, answer: EvaluatedAnswer) {
-  return reply
-    .header(EVALUATION_ID_HEADER, answer.evaluationId)
-    .type('application/json; charset=utf-8')
-    .send(answer.json as never);
 }
 
 const flatErrors = {
@@ -110,7 +98,7 @@ export const screeningRoutes =
           { wallet_address, blockchain },
           actorOf(req),
         );
-        return sendAnswer(reply, answer);
+        return sendEvaluatedAnswer(reply, answer);
       },
     );
 
@@ -131,7 +119,7 @@ export const screeningRoutes =
           req.body as ScreeningRequest,
           actorOf(req),
         );
-        return sendAnswer(reply, answer);
+        return sendEvaluatedAnswer(reply, answer);
       },
     );
 

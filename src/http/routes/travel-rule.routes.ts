@@ -1,10 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { EVALUATION_ID_HEADER } from '../../services/evaluated-answer.ts';
 import type { TravelRuleService } from '../../services/travel-rule.service.ts';
 import { principalOf } from '../plugins/auth.ts';
 import { FlatError } from '../schemas/common.schema.ts';
 import { TravelRuleRequestSchema, TravelRuleResponseSchema } from '../schemas/travel-rule.schema.ts';
 import { actorOf } from './evaluate.routes.ts';
+import { sendEvaluatedAnswer } from './evaluated-answer.reply.ts';
 
 /** POST /api/mica/travel-rule-validation (flat errors, CONTRACT §3). */
 export const travelRuleRoutes =
@@ -36,12 +36,7 @@ export const travelRuleRoutes =
       },
       async (req, reply) => {
         const answer = await deps.travelRule.validate(principalOf(req), req.body, actorOf(req));
-        // Sent as the JSON text that is cached, so a hit and a miss answer the same bytes; the body
-        // is the spec's, so the audited evaluation behind it is named in a header.
-        return reply
-          .header(EVALUATION_ID_HEADER, answer.evaluationId)
-          .type('application/json; charset=utf-8')
-          .send(answer.json as never);
+        return sendEvaluatedAnswer(reply, answer);
       },
     );
   };

@@ -361,6 +361,31 @@ describe('evaluation errors (nested format, CONTRACT §3)', () => {
     await expect400('{"client_id":"acme",', 'body', 'Malformed JSON');
   });
 
+  it('a key named twice in one object is refused, naming it (the audit keeps the text with both)', async () => {
+    // JSON.parse would evaluate the last amount while the stored request shows both.
+    const b = await expect400(
+      '{"client_id":"acme","trigger_type":"transaction","trigger_entity_id":"dup-1","data":{"customer_id":"c1","amount_eur":10,"amount_eur":50000}}',
+      'data.amount_eur',
+      'Duplicate key: an object names this field twice',
+    );
+    assert.deepEqual(b.error.details?.errors, [
+      'data.amount_eur: Duplicate key: an object names this field twice',
+    ]);
+    // Written with an escape it is still the same key.
+    await expect400(
+      '{"client_id":"acme","\\u0063lient_id":"other","trigger_type":"manual","data":{}}',
+      'client_id',
+    );
+    // The same name in two objects is no duplicate.
+    const ok = await send({
+      client_id: 'acme',
+      trigger_type: 'transaction',
+      data: { customer_id: 'c1', amount_eur: 10, metadata: { customer_id: 'x' } },
+    });
+    assert.notEqual(ok.statusCode, 500);
+    assert.ok(!/Duplicate key/.test(ok.body), ok.body);
+  });
+
   it('413 above 1 MiB', async () => {
     const big = JSON.stringify({
       client_id: 'acme',

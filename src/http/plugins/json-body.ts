@@ -1,9 +1,10 @@
 import { isUtf8 } from 'node:buffer';
 import type { FastifyInstance } from 'fastify';
 import secureJson from 'secure-json-parse';
-import { AppError, type ErrorDetails } from '../../errors.ts';
+import { AppError, type ErrorDetails, fieldError } from '../../errors.ts';
 import { isStorable } from '../../storage/storable.ts';
 import { runOnce } from '../../threads/run-once.ts';
+import { duplicateKeyPath, stringEnd } from './duplicate-keys.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -25,14 +26,8 @@ export function nestingDepth(text: string): number {
     if (c === 34) {
       // A string is skipped with indexOf, not read character by character: the operator API's
       // list imports carry megabytes of file text in strings (3.5 MB took 11 ms a character at a
-      // time). Its end is the next quote after an even run of backslashes.
-      let end = text.indexOf('"', i + 1);
-      while (end !== -1) {
-        let k = end - 1;
-        while (text.charCodeAt(k) === 92) k--;
-        if ((end - 1 - k) % 2 === 0) break;
-        end = text.indexOf('"', end + 1);
-      }
+      // time).
+      const end = stringEnd(text, i);
       if (end === -1) return max; // an unterminated string: JSON.parse refuses the body
       i = end;
     } else if (c === 123 || c === 91) {
@@ -96,6 +91,8 @@ export function parseJsonBody(body: Buffer): unknown {
       reason: 'Malformed JSON',
     });
   }
+  const duplicate = duplicateKeyPath(text, value);
+  if (duplicate !== undefined) throw fieldError(duplicate, 'Duplicate key: an object names this field twice');
   // Only a \u escape can put a NUL or a lone surrogate in parsed JSON (raw bytes cannot), so the
   // walk runs only for bodies that have one.
   if (text.includes('\\u') && !isStorable(value))

@@ -403,6 +403,29 @@ describe('wallet screening through the three vendors: mapping and cache', () => 
     assert.equal((await ok(repeated)).risk_profile.risk_category, 'critical');
   });
 
+  it('a vendor_b answer about another address only is unreadable, never clean for this one', async () => {
+    // A mix-up at the vendor or a proxy: the lone element names some other wallet.
+    const address = freshEvm();
+    b.answers.set(address, [
+      { address: freshEvm(), chain: 'ethereum', addressRiskIndicators: [], entities: [] },
+    ]);
+    const body = await vendorError(address, 'vendor_b', 'CLOSED');
+    assert.match(body.error, /no element for the address/);
+    // Echoed in another case it is the same address (vendors normalise EVM addresses).
+    const mixed = freshEvm();
+    b.answers.set(mixed, [
+      {
+        address: mixed.toUpperCase().replace('0X', '0x'),
+        chain: 'ethereum',
+        addressRiskIndicators: [],
+        entities: [],
+      },
+    ]);
+    assert.deepEqual((await ok(mixed)).rule_evaluation.actions, ['ALLOW']);
+    b.answers.delete(address);
+    b.answers.delete(mixed);
+  });
+
   it('a vendor_a 404 means "no data", not a failure', async () => {
     a.mode = 'notfound';
     const s = await ok(freshEvm());

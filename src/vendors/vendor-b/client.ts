@@ -21,16 +21,16 @@ export function createVendorBClient(s: VendorSettings): VendorClient {
         timeoutMs: s.timeoutMs,
       });
       const items = Array.isArray(body) ? body.map(asObject) : [];
-      // Vendors echo the address, sometimes normalised: match it case-insensitively, else take the
-      // only element. Every element for the address counts (one per chain, or repeated), the worst
-      // winning, and each must be readable: a finding in a second element is never dropped.
+      // Vendors echo the address, sometimes normalised: it is matched case-insensitively. Every
+      // element for the address counts (one per chain, or repeated), the worst winning, and each
+      // must be readable: a finding in a second element is never dropped. An answer about another
+      // address only (a mix-up at the vendor or a proxy) says nothing of this one: not clean.
       const matching = items.filter(
         (i) => typeof i?.address === 'string' && i.address.toLowerCase() === address.toLowerCase(),
       );
-      const mine = matching.length > 0 ? matching : items.length === 1 ? items : [];
-      if (mine.length === 0)
+      if (matching.length === 0)
         throw new VendorCallError('vendor_b', 'answer has no element for the address', 'failure');
-      return combineRisk(mine.map((item) => riskOf('vendor_b', mapVendorB(item))));
+      return combineRisk(matching.map((item) => riskOf('vendor_b', mapVendorB(item))));
     },
   };
 }

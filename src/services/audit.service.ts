@@ -118,6 +118,14 @@ export async function chainCut(
         'cursor',
         'From a listing of other chain positions: pass the same after_seq and through_seq as its first page',
       );
+    // The cut is taken as it is (its span saves the scan a read), but the position it promises in
+    // the answer's header must exist: a cursor edited past the head would have the answer claim
+    // positions never committed (and would let in rows committed after the listing began).
+    if (
+      carried.h > (await chain.chainHead(filter.client_id)) ||
+      (carried.a !== undefined && carried.a > carried.h)
+    )
+      throw fieldError('cursor', 'Not a cursor from this API');
     return { ...filter, through_seq: carried.h, since: carried.lo, until: carried.hi };
   }
   const head = await chain.chainHead(filter.client_id);

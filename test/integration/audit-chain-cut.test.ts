@@ -133,6 +133,17 @@ describe('audit answers are cut at a chain position (X-Audit-Chain-Seq, after_se
     const foreign = await get(`?after_seq=${head - 3}&limit=1&cursor=${cursor}`, otherAuth);
     assert.equal(foreign.statusCode, 400);
     assert.equal(foreign.json().error.details.field, 'cursor');
+    // A cursor edited to promise positions past the head (the header would claim them) is refused.
+    const carried = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as {
+      h: number;
+      a?: number;
+    };
+    for (const edit of [{ h: head + 1_000_000 }, { a: carried.h + 1 }]) {
+      const forged = Buffer.from(JSON.stringify({ ...carried, ...edit })).toString('base64url');
+      const res = await get(`?after_seq=${edit.a ?? head - 3}&limit=1&cursor=${forged}`);
+      assert.equal(res.statusCode, 400, res.body);
+      assert.equal(res.json().error.details.field, 'cursor');
+    }
     // A position written otherwise than in digits is refused, not read as 0 or 16.
     for (const loose of ['%20', '0x10', '1e3', '+1', '1.0'])
       assert.equal((await get(`?after_seq=${loose}`)).statusCode, 400, loose);

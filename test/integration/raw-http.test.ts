@@ -79,6 +79,12 @@ describe('malformed HTTP and URLs: documented formats', () => {
         'Request headers are too large',
       ],
       [
+        // A URL longer than the header limit: the parser stops inside the request line.
+        `GET /api/mica/wallet-screening?wallet_address=${'a'.repeat(20_000)}&blockchain=ethereum HTTP/1.1\r\nHost: x\r\n\r\n`,
+        431,
+        'Request headers are too large',
+      ],
+      [
         'GET /api/mica/wallet-screening?x=1 HTTP/1.1\r\nHost: x\r\nX-Actor: a\u0001b\r\n\r\n',
         400,
         'Malformed HTTP request',

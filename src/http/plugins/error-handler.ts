@@ -153,7 +153,9 @@ function requestPathOf(packet: unknown, bytesParsed: unknown): string | undefine
   const end = typeof bytesParsed === 'number' && bytesParsed > 0 ? bytesParsed : packet.length;
   const text = packet.subarray(Math.max(0, end - 65_536), end).toString('latin1');
   let path: string | undefined;
-  for (const m of text.matchAll(/(?:^|\r\n)[A-Z]+ (\/\S*) HTTP\/1\.[01]\r\n/g)) path = m[1];
+  // A request line cut where the parser stopped (a URL longer than the header limit) counts too:
+  // its path is read up to the cut, and only the path decides the format.
+  for (const m of text.matchAll(/(?:^|\r\n)[A-Z]+ (\/\S*)(?: HTTP\/1\.[01]\r\n|$)/g)) path = m[1];
   return path;
 }
 

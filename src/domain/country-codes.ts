@@ -26,9 +26,15 @@ export function isIsoCountryCode(code: string): boolean {
  */
 export const COUNTRY_CODES: ReadonlySet<string> = new Set([...ISO_COUNTRY_CODES, 'XK']);
 
-/** True for a code of COUNTRY_CODES (upper case). */
-export function isCountryCode(code: string): boolean {
-  return COUNTRY_CODES.has(code);
+/**
+ * The code of COUNTRY_CODES that `text` writes in any case, or undefined. Two ASCII letters only:
+ * upper-casing alone would read look-alikes as codes (`ſy`, long s, is "SY"; `ır`, dotless i, is
+ * "IR"), and such a text, kept in the audit as written, would not be found by a search for the code.
+ */
+export function countryCodeOf(text: string): string | undefined {
+  if (!/^[A-Za-z]{2}$/.test(text)) return undefined;
+  const code = text.toUpperCase();
+  return COUNTRY_CODES.has(code) ? code : undefined;
 }
 
 /** The JSON Schema format of a country field: a code of COUNTRY_CODES in any case (http/validation.ts). */

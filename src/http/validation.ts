@@ -1,7 +1,7 @@
 import { Ajv, type ErrorObject } from 'ajv';
 import addFormatsImport from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
-import { COUNTRY_FORMAT, isCountryCode } from '../domain/country-codes.ts';
+import { COUNTRY_FORMAT, countryCodeOf } from '../domain/country-codes.ts';
 import { DATE_OR_TIME_FORMAT, isDateOrZonedDateTime } from '../domain/rules/facts.ts';
 import { isStorable } from '../storage/storable.ts';
 
@@ -23,7 +23,7 @@ function makeAjv(coerce: boolean): Ajv {
   addFormats(ajv);
   // Country fields: an assigned code in any case. A typo like "DU" must not pass as a country that
   // is on no high-risk list (MICA-CDD-006 would silently not apply).
-  ajv.addFormat(COUNTRY_FORMAT, { type: 'string', validate: (s: string) => isCountryCode(s.toUpperCase()) });
+  ajv.addFormat(COUNTRY_FORMAT, { type: 'string', validate: (s: string) => countryCodeOf(s) !== undefined });
   // The rules' date fields: accepted exactly when the rules can read them.
   ajv.addFormat(DATE_OR_TIME_FORMAT, { type: 'string', validate: isDateOrZonedDateTime });
   return ajv;

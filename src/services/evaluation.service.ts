@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { type Actor, evaluatorIdOf } from '../domain/actor.ts';
 import { alertDueAt, caseDueAt } from '../domain/cases/due-dates.ts';
 import { findRule } from '../domain/rules/catalogue.ts';
-import { evaluateEvent, priorSumMatters, UnknownRuleError } from '../domain/rules/engine.ts';
+import { evaluateEvent, priorSumMatters, selectRules, UnknownRuleError } from '../domain/rules/engine.ts';
 import type { ClientRuleSettings } from '../domain/rules/settings.ts';
 import { highestSeverity } from '../domain/rules/summary.ts';
 import type { EvaluationSummary, TriggerType } from '../domain/rules/types.ts';
@@ -189,7 +189,12 @@ export function evaluationRequestProblems(body: unknown): string[] {
   // An entity type the schema knows, but not this context's (one it does not know, it reports).
   if (typeof entity === 'string' && allowed && KNOWN_ENTITY_TYPES.has(entity) && !allowed.includes(entity))
     problems.push(`trigger_entity_type: Must be one of: ${allowed.join(', ')} (for trigger_type ${trigger})`);
-  if (trigger === 'wallet_screen' && typeof data.wallet_address === 'string' && isChain(data.blockchain)) {
+  // A manual evaluation names its chain too: the address is checked for it as on a wallet screen.
+  if (
+    (trigger === 'wallet_screen' || trigger === 'manual') &&
+    typeof data.wallet_address === 'string' &&
+    isChain(data.blockchain)
+  ) {
     const valid = validateAddress(data.blockchain, data.wallet_address);
     if (!valid.ok) problems.push(`data.wallet_address: ${valid.reason}`);
   }
@@ -199,6 +204,27 @@ export function evaluationRequestProblems(body: unknown): string[] {
     if (unknown.length > 0) problems.push(`data.rule_ids: Unknown rule ids: ${unknown.join(', ')}`);
   }
   return problems;
+}
+
+/**
+ * A request of the evaluation API whose rules the client's settings all switch off (a manual
+ * evaluation naming a disabled rule, or a context whose every rule is disabled) is refused: it would
+ * be answered with no result, and leave no row in `mica_rule_evaluations` to show it was asked.
+ */
+function disabledSelectionProblems(req: EvaluationRequest, settings: ClientRuleSettings): string[] {
+  const disabled = settings.disabled_rules;
+  if (disabled.length === 0) return [];
+  const where = "disabled in this client's settings (disabled_rules)";
+  if (req.trigger_type === 'manual' && Array.isArray(req.data.rule_ids)) {
+    const named = [...new Set(req.data.rule_ids.filter((id) => disabled.includes(String(id))))];
+    return named.length > 0
+      ? [`data.rule_ids: ${named.join(', ')} ${named.length > 1 ? 'are' : 'is'} ${where}`]
+      : [];
+  }
+  const selected = selectRules(req.trigger_type, req.data);
+  return selected.every((r) => disabled.includes(r.id))
+    ? [`trigger_type: Every rule of the ${req.trigger_type} context is ${where}: nothing would be evaluated`]
+    : [];
 }
 
 /** The engine's refusal of a manual selection is the caller's error (400), not ours. */
@@ -248,10 +274,17 @@ export function createEvaluationService(deps: {
   return {
     /**
      * Returns the response and its JSON text (the exact bytes stored and answered). `by` is who
-     * asked (default: the key, unnamed); `links.caseId` ties the alert it opens to an existing case
-     * (the STR sweep's alert to its STR case).
+     * asked (default: the key, unnamed); `options.caseId` ties the alert it opens to an existing case
+     * (the STR sweep's alert to its STR case); `options.refuseDisabledSelection`, for the evaluation
+     * API, refuses a request whose rules are all disabled (disabledSelectionProblems). Screening and
+     * travel-rule answers stand without their rules (the risk profile, the completeness check).
      */
-    async evaluate(principal: Principal, req: EvaluationRequest, by?: Actor, links?: { caseId?: string }) {
+    async evaluate(
+      principal: Principal,
+      req: EvaluationRequest,
+      by?: Actor,
+      options?: { caseId?: string; refuseDisabledSelection?: boolean },
+    ) {
       const actor = by ?? { id: principal.keyId, name: null, key: true };
       const problems = evaluationRequestProblems(req);
       if (problems.length > 0) throw validationError(problems);
@@ -259,6 +292,10 @@ export function createEvaluationService(deps: {
       const ctx = req.client_id === principal.clientId ? await deps.clientContext(req.client_id) : undefined;
       if (!ctx)
         throw new AppError('CLIENT_NOT_FOUND', `Client ${req.client_id} not found`, { field: 'client_id' });
+      if (options?.refuseDisabledSelection) {
+        const disabled = disabledSelectionProblems(req, ctx.settings);
+        if (disabled.length > 0) throw validationError(disabled);
+      }
 
       const data = req.data;
       const amount = finiteAmount(data.amount_eur);
@@ -332,7 +369,7 @@ export function createEvaluationService(deps: {
           rule_ids: outcome.results.map((r) => r.rule_id),
           requestJson: JSON.stringify(req),
           responseJson,
-          followUps: followUpsOf(req, response, ctx, actor, customer, links?.caseId),
+          followUps: followUpsOf(req, response, ctx, actor, customer, options?.caseId),
           customerTransaction: filed
             ? {
                 transaction_id: transactionId,

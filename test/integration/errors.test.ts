@@ -88,7 +88,8 @@ describe('evaluation errors (nested format, CONTRACT §3)', () => {
 
   it('country fields take assigned ISO 3166-1 alpha-2 codes (any case) and XK, nothing else', async () => {
     // A typo must not pass as a country on no high-risk list: MICA-CDD-006 would silently not apply.
-    for (const customer_country of ['XX', 'DU', 'UK', 'EU', 'D1', 'DEU'])
+    // Look-alikes that upper-case to a code (long s: ſy → SY; dotless i: ır → IR) are no code either.
+    for (const customer_country of ['XX', 'DU', 'UK', 'EU', 'D1', 'DEU', 'ſy', 'ır', 'ＳＹ'])
       await expect400(
         { client_id: 'acme', trigger_type: 'transaction', data: { customer_country } },
         'data.customer_country',
@@ -237,6 +238,16 @@ describe('evaluation errors (nested format, CONTRACT §3)', () => {
       },
       'data.wallet_address',
     );
+    // A manual evaluation that names the chain has its address checked the same way.
+    await expect400(
+      {
+        client_id: 'acme',
+        trigger_type: 'manual',
+        data: { rule_ids: ['MICA-WAL-001'], wallet_address: '0x123', blockchain: 'ethereum' },
+      },
+      'data.wallet_address',
+      /EVM address/,
+    );
   });
 
   it('trigger_entity_type is fixed per context (spec); a manual evaluation takes any', async () => {
@@ -384,6 +395,55 @@ describe('evaluation errors (nested format, CONTRACT §3)', () => {
     });
     assert.notEqual(ok.statusCode, 500);
     assert.ok(!/Duplicate key/.test(ok.body), ok.body);
+  });
+
+  it('a data field its context does not name is refused, every one listed (a typo would pass as absent)', async () => {
+    // `amount` and `suspicious_activity` for amount_eur and suspicious_activity_detected: read as
+    // absent, neither could trigger its rule, and the transaction would pass.
+    const b = await expect400(
+      {
+        client_id: 'acme',
+        trigger_type: 'transaction',
+        trigger_entity_id: 'typo-1',
+        data: { customer_id: 'c1', customer_verified: true, amount: 50000, suspicious_activity: true },
+      },
+      'data.amount',
+      'Unknown field',
+    );
+    assert.deepEqual(b.error.details?.errors, [
+      'data.amount: Unknown field',
+      'data.suspicious_activity: Unknown field',
+    ]);
+    // Per context: a periodic field is unknown to a transaction, a transaction field to periodic.
+    await expect400(
+      { client_id: 'acme', trigger_type: 'transaction', data: { days_since_last_review: 400 } },
+      'data.days_since_last_review',
+      'Unknown field',
+    );
+    await expect400(
+      { client_id: 'acme', trigger_type: 'periodic', data: { amount_eur: 5 } },
+      'data.amount_eur',
+      'Unknown field',
+    );
+    await expect400(
+      {
+        client_id: 'acme',
+        trigger_type: 'wallet_screen',
+        data: {
+          wallet_address: '0x52908400098527886E0F7030069857D2E4169EE7',
+          blockchain: 'ethereum',
+          sanctioned: true,
+        },
+      },
+      'data.sanctioned',
+      'Unknown field',
+    );
+    // A manual evaluation takes the fields of every context, and nothing else.
+    await expect400(
+      { client_id: 'acme', trigger_type: 'manual', data: { days_since_last_review: 400, foo: 1 } },
+      'data.foo',
+      'Unknown field',
+    );
   });
 
   it('413 above 1 MiB', async () => {

@@ -430,4 +430,48 @@ describe('POST /api/mica/evaluate', () => {
       .executeTakeFirstOrThrow();
     assert.equal(row.high_risk_list_date, '2026-01-01');
   });
+
+  it('refuses a request whose rules are all disabled: no answer without a row in the audit view', async () => {
+    const quiet = await clientWithKey(t, 'quiet-co', {
+      settings: {
+        disabled_rules: [
+          'MICA-CDD-005',
+          'MICA-GOV-001',
+          'MICA-GOV-002',
+          'MICA-GOV-003',
+          'MICA-GOV-004',
+          'MICA-RPT-002',
+          'MICA-CDD-007',
+        ],
+      },
+    });
+    const post = (body: object) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/api/mica/evaluate',
+        headers: quiet.auth,
+        payload: { client_id: 'quiet-co', ...body },
+      });
+    const named = await post({
+      trigger_type: 'manual',
+      data: { rule_ids: ['MICA-CDD-005', 'MICA-CDD-001'] },
+    });
+    assert.equal(named.statusCode, 400, named.body);
+    assert.equal(named.json().error.details.field, 'data.rule_ids');
+    assert.match(named.json().error.details.reason, /^MICA-CDD-005 is disabled in this client's settings/);
+    const periodic = await post({ trigger_type: 'periodic', data: { days_since_last_review: 400 } });
+    assert.equal(periodic.statusCode, 400, periodic.body);
+    assert.equal(periodic.json().error.details.field, 'trigger_type');
+    assert.match(periodic.json().error.details.reason, /Every rule of the periodic context is disabled/);
+    // Neither left an evaluation; a context with a rule left is evaluated on it.
+    const stored = await t.deps.db
+      .selectFrom('evaluations')
+      .select('evaluation_id')
+      .where('client_id', '=', 'quiet-co')
+      .execute();
+    assert.equal(stored.length, 0);
+    const some = await post({ trigger_type: 'manual', data: { rule_ids: ['MICA-CDD-001'] } });
+    assert.equal(some.statusCode, 200, some.body);
+    assert.equal(some.json().rules_evaluated, 1);
+  });
 });

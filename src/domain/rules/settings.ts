@@ -1,7 +1,7 @@
 // Per-client rule settings (CONTRACT §2): thresholds, the high-risk country list, rules switched
 // off, and the calendar used for business-day deadlines. Defaults are the contract's values.
 import { isSupportedHolidayCountry } from '../calendar/holidays.ts';
-import { isCountryCode } from '../country-codes.ts';
+import { countryCodeOf } from '../country-codes.ts';
 import { RULE_IDS } from './catalogue.ts';
 import fatf from './data/fatf-high-risk-countries.json' with { type: 'json' };
 
@@ -79,7 +79,8 @@ const TOP_LEVEL_KEYS = [
   'holiday_country',
 ];
 const HIGH_RISK_KEYS = ['source', 'date', 'codes'];
-const COUNTRY_CODE = /^[A-Z]{2}$/;
+/** Two ASCII letters (any case): upper-casing alone would read `ſe` (long s) as SE. */
+const COUNTRY_CODE = /^[A-Za-z]{2}$/;
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const DEFAULT_CLIENT_LIST_SOURCE = 'client setting';
 
@@ -156,8 +157,9 @@ function resolveThresholds(v: unknown, errors: string[]): RuleThresholds {
     if (ok) out[key] = value;
     else {
       const kind = bound.integer ? 'an integer' : 'a number';
-      const range =
-        bound.max === Number.MAX_SAFE_INTEGER ? `>= ${bound.min}` : `between ${bound.min} and ${bound.max}`;
+      // The bound is stated whatever it is: "≥ 0" alone read as wrong for 1e16, which is refused
+      // as being over 2^53 − 1 (amounts above it are not exact as numbers).
+      const range = `between ${bound.min} and ${bound.max}`;
       errors.push(`thresholds.${key}: must be ${kind} ${range}`);
     }
   }
@@ -185,7 +187,7 @@ function resolveHighRisk(v: unknown, errors: string[]): HighRiskCountries {
   if (!Array.isArray(codes)) errors.push('high_risk_countries.codes: required, an array of alpha-2 codes');
   else {
     // Assigned codes only: a typo ("KR" is a code, "IRN" and "XX" are not) would list no one.
-    const bad = codes.filter((c) => typeof c !== 'string' || !isCountryCode(c.trim().toUpperCase()));
+    const bad = codes.filter((c) => typeof c !== 'string' || countryCodeOf(c.trim()) === undefined);
     if (bad.length > 0)
       errors.push(`high_risk_countries.codes: not ISO 3166-1 alpha-2 codes: ${JSON.stringify(bad)}`);
     else outCodes = normaliseCodes(codes as string[]);
@@ -221,7 +223,7 @@ function resolveTimeZone(v: unknown, errors: string[]): string {
 
 function resolveHolidayCountry(v: unknown, errors: string[]): string | null {
   if (v === undefined || v === null) return null;
-  if (typeof v === 'string' && COUNTRY_CODE.test(v.trim().toUpperCase())) {
+  if (typeof v === 'string' && COUNTRY_CODE.test(v.trim())) {
     const code = v.trim().toUpperCase();
     if (isSupportedHolidayCountry(code)) return code;
   }

@@ -51,6 +51,9 @@ export const evaluateRoutes =
           principalOf(req),
           req.body as never,
           actorOf(req),
+          {
+            refuseDisabledSelection: true,
+          },
         );
         // Sent as the exact text that was stored with the audit record.
         return reply.type('application/json; charset=utf-8').send(responseJson as never);

@@ -94,16 +94,19 @@ const TRAVEL_REQUIRED = [
   'self_hosted_wallet',
 ] as const;
 
-// Extra fields in `data` are kept in the stored request but ignored by the rules.
-const open = { additionalProperties: true };
-export const TransactionData = Type.Partial(Type.Object(transactionFields, open));
+// A field of `data` that its context does not name is refused (400 `data.<field>: Unknown field`):
+// the rules read only the named fields, so a misspelt one (`amount` for `amount_eur`, `suspicious`)
+// would otherwise pass as absent, and an absent fact cannot trigger its rule.
+const closed = { additionalProperties: false };
+// Type.Partial keeps the properties, not the object's options: the options go on the result.
+export const TransactionData = Type.Partial(Type.Object(transactionFields), closed);
 export const WalletData = Type.Object(
   {
     ...Type.Partial(Type.Object(walletFields)).properties,
     wallet_address: walletFields.wallet_address,
     blockchain: walletFields.blockchain,
   },
-  open,
+  closed,
 );
 export const TravelRuleData = Type.Object(
   Object.fromEntries(
@@ -112,20 +115,18 @@ export const TravelRuleData = Type.Object(
       (TRAVEL_REQUIRED as readonly string[]).includes(k) ? v : Type.Optional(v),
     ]),
   ) as Record<string, TSchema>,
-  open,
+  closed,
 );
-export const PeriodicData = Type.Partial(Type.Object(periodicFields, open));
+export const PeriodicData = Type.Partial(Type.Object(periodicFields), closed);
 export const ManualData = Type.Partial(
-  Type.Object(
-    {
-      ...transactionFields,
-      ...walletFields,
-      ...travelFields,
-      ...periodicFields,
-      rule_ids: Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { minItems: 1, maxItems: 100 }),
-    },
-    open,
-  ),
+  Type.Object({
+    ...transactionFields,
+    ...walletFields,
+    ...travelFields,
+    ...periodicFields,
+    rule_ids: Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { minItems: 1, maxItems: 100 }),
+  }),
+  closed,
 );
 
 const DATA_BY_TRIGGER: Record<(typeof TRIGGER_TYPES)[number], TSchema> = {

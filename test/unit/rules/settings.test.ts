@@ -131,7 +131,12 @@ describe('resolveRuleSettings', () => {
 
   it('rejects bad threshold values with a message naming the field', () => {
     const cases: [Record<string, unknown>, RegExp][] = [
-      [{ cdd_amount_eur: -1 }, /thresholds\.cdd_amount_eur: must be a number >= 0/],
+      [{ cdd_amount_eur: -1 }, /thresholds\.cdd_amount_eur: must be a number between 0 and 9007199254740991/],
+      // Over 2^53 − 1 the message states that bound, not only "≥ 0" (which 1e16 meets).
+      [
+        { cdd_amount_eur: 1e16 },
+        /thresholds\.cdd_amount_eur: must be a number between 0 and 9007199254740991/,
+      ],
       [{ cdd_amount_eur: '1000' }, /thresholds\.cdd_amount_eur/],
       [{ large_transaction_eur: Number.NaN }, /thresholds\.large_transaction_eur/],
       [{ cumulative_window_days: 0 }, /thresholds\.cumulative_window_days: must be an integer between 1 and/],
@@ -160,6 +165,7 @@ describe('resolveRuleSettings', () => {
     assert.match(errorsOf({ high_risk_countries: { codes: ['IR'], date: '2026-02-30' } })[0]!, /\.date/);
     assert.match(errorsOf({ high_risk_countries: { date: '2026-01-01' } })[0]!, /\.codes: required/);
     assert.match(errorsOf({ high_risk_countries: { date: '2026-01-01', codes: ['IRN', 1] } })[0]!, /IRN/);
+    assert.match(errorsOf({ high_risk_countries: { date: '2026-01-01', codes: ['IR', 'ſy'] } })[0]!, /ſy/);
     assert.match(
       errorsOf({ high_risk_countries: { date: '2026-01-01', codes: [], source: '' } })[0]!,
       /\.source/,
@@ -176,7 +182,7 @@ describe('resolveRuleSettings', () => {
     assert.match(errorsOf({ disabled_rules: [1] })[0]!, /disabled_rules/);
     assert.match(errorsOf({ time_zone: 'Mars/Olympus' })[0]!, /time_zone/);
     assert.match(errorsOf({ time_zone: 3 })[0]!, /time_zone/);
-    for (const c of ['XX', 'DEU', 5, ''])
+    for (const c of ['XX', 'DEU', 5, '', 'ſe'])
       assert.match(errorsOf({ holiday_country: c })[0]!, /holiday_country/);
     assert.match(errorsOf({ threshold: {} })[0]!, /^threshold: unknown setting/);
   });

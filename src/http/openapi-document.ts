@@ -99,6 +99,29 @@ const HEADER_COMPONENTS: Json = Object.assign(
   ),
 );
 
+/**
+ * The X-Actor request header (evaluate.routes.ts actorOf): who acts for the key, recorded beside the
+ * key's id (CONTRACT §9). Read by the operations below; a header, so no route schema states it.
+ */
+const X_ACTOR: Json = {
+  in: 'header',
+  name: 'X-Actor',
+  required: false,
+  description:
+    "the person acting through the key, recorded beside the key's id in the audit rows or the history entry (UTF-8, up to 128 characters; longer is a 400); ignored for a key issued to an officer, which always acts as that officer",
+  schema: { type: 'string', maxLength: 128 },
+};
+
+const ACTOR_OPERATIONS = new Set([
+  'post /api/mica/evaluate',
+  'get /api/mica/wallet-screening',
+  'post /api/mica/wallet-screening',
+  'post /api/mica/travel-rule-validation',
+  'post /api/alerts/{id}/transition',
+  'post /api/cases/{id}/transition',
+  'post /api/cases/{id}/assign',
+]);
+
 const AUDIT_CUT_PATHS = new Set(['/api/mica/audit/evaluations', '/api/mica/audit/actions']);
 
 /** Every 200 of these (GET and POST alike) is an evaluation's answer (EVALUATION). */
@@ -237,6 +260,8 @@ export function withHeadersAndIds<T>(doc: T): T {
     for (const [method, op] of Object.entries(item)) {
       if (!METHODS.has(method) || typeof op !== 'object' || op === null) continue;
       op.operationId ??= operationIdOf(method, path);
+      if (ACTOR_OPERATIONS.has(`${method} ${path}`))
+        op.parameters = [...((op.parameters as Json[]) ?? []), { $ref: '#/components/parameters/XActor' }];
       const responses = (op.responses ?? {}) as Record<string, Json>;
       for (const [status, res] of Object.entries(responses)) {
         if (res.description === 'Default Response')
@@ -256,6 +281,7 @@ export function withHeadersAndIds<T>(doc: T): T {
   const components = ((doc as Json).components ?? {}) as Json;
   components.responses = { ...((components.responses as Json) ?? {}), MethodNotAllowed: METHOD_NOT_ALLOWED };
   components.headers = { ...((components.headers as Json) ?? {}), ...HEADER_COMPONENTS };
+  components.parameters = { ...((components.parameters as Json) ?? {}), XActor: X_ACTOR };
   (doc as Json).components = components;
   return doc;
 }

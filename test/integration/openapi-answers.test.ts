@@ -123,6 +123,24 @@ describe('real answers against the OpenAPI document', () => {
           assert.notEqual((res as Json).description, 'Default Response', `${method} ${path} ${status}`);
   });
 
+  it('the X-Actor request header is stated on the operations that record it, and on no other', () => {
+    const reading: string[] = [];
+    for (const [path, item] of Object.entries(doc.paths as Json))
+      for (const [method, op] of Object.entries(item as Json))
+        if (((op as Json).parameters ?? []).some((p: Json) => p.$ref === '#/components/parameters/XActor'))
+          reading.push(`${method} ${path}`);
+    assert.deepEqual(reading.sort(), [
+      'get /api/mica/wallet-screening',
+      'post /api/alerts/{id}/transition',
+      'post /api/cases/{id}/assign',
+      'post /api/cases/{id}/transition',
+      'post /api/mica/evaluate',
+      'post /api/mica/travel-rule-validation',
+      'post /api/mica/wallet-screening',
+    ]);
+    assert.equal(doc.components.parameters.XActor.in, 'header');
+  });
+
   it('a 401 documents none of the rate-limit headers, and carries none', async () => {
     for (const [path, item] of Object.entries(doc.paths as Json))
       for (const [method, op] of Object.entries(item as Json)) {

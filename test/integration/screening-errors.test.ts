@@ -97,6 +97,28 @@ describe('wallet screening errors (flat format) and wallet_screen on /evaluate',
     ]);
   });
 
+  it('a HEAD screens nothing: 405 with the methods served, no vendor called, nothing audited', async () => {
+    const count = async () =>
+      Number(
+        (
+          await t.deps.db
+            .selectFrom('evaluations')
+            .select(t.deps.db.fn.countAll().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    const before = await count();
+    const res = await t.app.inject({
+      method: 'HEAD',
+      url: '/api/mica/wallet-screening?wallet_address=0x52908400098527886E0F7030069857D2E4169EE7&blockchain=ethereum',
+      headers: auth,
+    });
+    assert.equal(res.statusCode, 405);
+    assert.equal(res.headers.allow, 'GET, POST');
+    assert.equal(calls(), 0);
+    assert.equal(await count(), before);
+  });
+
   it('answers 401 AUTHENTICATION (flat) without a key', async () => {
     for (const [method, url] of [
       ['GET', '/api/mica/wallet-screening?wallet_address=x&blockchain=bitcoin'],

@@ -81,6 +81,9 @@ export const screeningRoutes =
     app.get(
       '/api/mica/wallet-screening',
       {
+        // A GET here screens: it may call the vendors (each call billed) and it writes an audited
+        // evaluation. A HEAD (a monitor's or a link checker's) must do neither, so it is not served.
+        exposeHeadRoute: false,
         ...common,
         schema: { ...common.schema, summary: 'Screen a wallet address', querystring: ScreeningQuerySchema },
       },

@@ -126,9 +126,9 @@ export function followUpCtes(
         JOIN (SELECT client_id, count(*)::integer AS n FROM nc GROUP BY client_id) per ON per.client_id = o.client_id
        CROSS JOIN LATERAL generate_series(0, per.n - 1) AS g(i)
     ), new_cases AS (
-      INSERT INTO cases (id, client_id, case_number, status, reason, is_str, assignee, rule_ids, evaluation_id,
-                         due_at, created_at, updated_at, history)
-      SELECT nc.id, nc.client_id, ${sql.raw(CASE_NUMBER_SQL)}, 'open', nc.reason, nc.is_str, s.officer,
+      INSERT INTO cases (id, client_id, case_number, status, reason, is_str, assignee, opened_assignee, rule_ids,
+                         evaluation_id, due_at, created_at, updated_at, history)
+      SELECT nc.id, nc.client_id, ${sql.raw(CASE_NUMBER_SQL)}, 'open', nc.reason, nc.is_str, s.officer, s.officer,
              nc.rule_ids, nc.evaluation_id, nc.due_at, nc.created_at, nc.created_at, nc.history
         FROM nc
         JOIN cnt ON cnt.client_id = nc.client_id AND cnt.year = nc.year

@@ -106,6 +106,8 @@ export interface CasesTable {
   str_sweep_done: boolean;
   str_sweep_claimed_at: Date | null;
   assignee: string | null;
+  /** The officer the case was assigned to when opened (null: none), whoever holds it now. */
+  opened_assignee: string | null;
   rule_ids: string[];
   evaluation_id: string | null;
   due_at: Date;

@@ -65,10 +65,19 @@ describe('executed actions of the audit trail (type, outcome, time, executor, ev
     );
     const c = await t.deps.db
       .selectFrom('cases')
-      .select(['id', 'case_number'])
+      .select(['id', 'case_number', 'reason', 'rule_ids', 'created_at'])
       .where('evaluation_id', '=', ev.evaluation_id)
       .executeTakeFirstOrThrow();
-    assert.deepEqual(items[1]!.evidence, { case_id: c.id, case_number: c.case_number });
+    // The case as it was opened: id, number, reason, rules, time, officer (none: acme has none).
+    assert.deepEqual(items[1]!.evidence, {
+      case_id: c.id,
+      case_number: c.case_number,
+      reason: c.reason,
+      rule_ids: c.rule_ids,
+      created_at: new Date(c.created_at).toISOString(),
+      assigned_to: null,
+    });
+    assert.deepEqual(c.rule_ids, ['MICA-CDD-002', 'MICA-RPT-004']);
     assert.deepEqual(items[0]!.evidence, {
       returned_in: 'should_block',
       transaction_blocked: true,
@@ -80,6 +89,38 @@ describe('executed actions of the audit trail (type, outcome, time, executor, ev
       assert.equal(a.executor_id, `key:${acme.keyId}`);
       assert.equal(a.customer_id, 'c-1');
     }
+  });
+
+  it('a created case names the officer it was opened for, whoever holds it later', async () => {
+    const initech = await clientWithKey(t, 'initech');
+    await t.deps.clients.addOfficer('initech', 'olga', 'test');
+    await t.deps.clients.addOfficer('initech', 'piotr', 'test');
+    await evaluate(initech, 'tx-officer', {
+      customer_id: 'c-9',
+      customer_verified: true,
+      amount_eur: 20_000,
+    });
+    const opened = (await actions(initech, 'transaction_id=tx-officer&action_type=create_case')).items;
+    assert.equal(opened.length, 2);
+    const first = opened[0]!.evidence as { case_id: string; assigned_to: string };
+    assert.ok(['olga', 'piotr'].includes(first.assigned_to), JSON.stringify(first));
+    const other = first.assigned_to === 'olga' ? 'piotr' : 'olga';
+    const moved = await t.app.inject({
+      method: 'POST',
+      url: `/api/cases/${first.case_id}/assign`,
+      headers: initech.auth,
+      payload: { officer: other },
+    });
+    assert.equal(moved.statusCode, 200, moved.body);
+    const after = (await actions(initech, 'transaction_id=tx-officer&action_type=create_case')).items;
+    assert.equal((after[0]!.evidence as { assigned_to: string }).assigned_to, first.assigned_to);
+    // In the CSV export too.
+    const csv = await t.app.inject({
+      method: 'GET',
+      url: '/api/mica/audit/actions?transaction_id=tx-officer&action_type=create_case&format=csv',
+      headers: initech.auth,
+    });
+    assert.match(csv.body, new RegExp(`""assigned_to"":""${first.assigned_to}""`));
   });
 
   it('an alert action shows its alert; without it the action reads failure', async () => {

@@ -67,7 +67,8 @@ const ACTION_COLUMN_DOCS: Record<(typeof ACTION_COLUMNS)[number], string> = {
   outcome: 'string: success or failure',
   executed_at: 'string: ISO 8601 UTC',
   executor_id: 'string: the evaluator',
-  evidence: 'object: the case or alert opened, or where the action was returned',
+  evidence:
+    'object: the case as opened (case_id, case_number, reason, rule_ids, created_at, assigned_to), the alert opened (alert_id, severity), or where the action was returned',
   trigger_type: 'string',
   trigger_entity_id: 'string or null',
   customer_id: 'string or null',

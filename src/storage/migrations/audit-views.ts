@@ -43,11 +43,27 @@ export const ruleEvaluationsView = (verb: 'CREATE' | 'CREATE OR REPLACE', extra 
       FROM evaluations e
      CROSS JOIN LATERAL json_array_elements(e.response->'results') WITH ORDINALITY AS r(value, ordinality);`;
 
+/** The create_case evidence since migration 027: the case as it was opened (CONTRACT §5 / spec). */
+export const OPENED_CASE_EVIDENCE = `jsonb_build_object('case_id', c.id, 'case_number', c.case_number,
+                                  'reason', c.reason, 'rule_ids', to_jsonb(c.rule_ids),
+                                  'created_at', to_char(c.created_at AT TIME ZONE 'UTC',
+                                                        'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+                                  'assigned_to', c.opened_assignee)`;
+export const OPENED_CASE_COLUMNS =
+  'x.id, x.case_number, x.reason, x.rule_ids, x.created_at, x.opened_assignee';
+
 /**
  * The executed actions of the audit trail (see migration 011): one row per action of every
  * triggered rule. `extra`: columns appended after the original ones.
  */
-export function actionExecutionsView(verb: 'CREATE' | 'CREATE OR REPLACE', extra = ''): string {
+export function actionExecutionsView(
+  verb: 'CREATE' | 'CREATE OR REPLACE',
+  extra = '',
+  /** The evidence of a create_case action, over the case `c` (the columns of the LATERAL below). */
+  caseEvidence = `jsonb_build_object('case_id', c.id, 'case_number', c.case_number)`,
+  /** The columns of the case `c` that caseEvidence reads. */
+  caseColumns = 'x.id, x.case_number',
+): string {
   const alertActions = ALERT_ACTIONS.map((a) => `'${a}'`).join(', ');
   return `
     ${verb} VIEW mica_action_executions AS
@@ -66,7 +82,7 @@ export function actionExecutionsView(verb: 'CREATE' | 'CREATE OR REPLACE', extra
            e.evaluator_id AS executor_id,
            CASE
              WHEN a.value = 'create_case' THEN
-               jsonb_build_object('case_id', c.id, 'case_number', c.case_number)
+               ${caseEvidence}
              WHEN a.value IN (${alertActions}) THEN
                jsonb_build_object('alert_id', al.id, 'severity', al.severity)
              WHEN a.value = 'block_transaction' THEN
@@ -80,7 +96,7 @@ export function actionExecutionsView(verb: 'CREATE' | 'CREATE OR REPLACE', extra
       FROM evaluations e
      CROSS JOIN LATERAL json_array_elements(e.response->'results') WITH ORDINALITY AS r(value, ordinality)
      CROSS JOIN LATERAL json_array_elements_text(r.value->'actions_to_execute') WITH ORDINALITY AS a(value, ordinality)
-      LEFT JOIN LATERAL (SELECT x.id, x.case_number FROM cases x
+      LEFT JOIN LATERAL (SELECT ${caseColumns} FROM cases x
                           WHERE x.client_id = e.client_id AND x.evaluation_id = e.evaluation_id
                           ORDER BY x.created_at, x.id LIMIT 1) c ON true
       LEFT JOIN LATERAL (SELECT x.id, x.severity FROM alerts x

@@ -25,6 +25,7 @@ import * as m023 from './023-chain-seq-positive.ts';
 import * as m024 from './024-audit-views-chain-position.ts';
 import * as m025 from './025-retention-nothing-due.ts';
 import * as m026 from './026-escalated-cases-not-str.ts';
+import * as m027 from './027-case-opened-assignee.ts';
 
 /** Migrations are compiled in, so a fresh clone migrates without reading a folder at run time. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -53,6 +54,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '024-audit-views-chain-position': m024,
   '025-retention-nothing-due': m025,
   '026-escalated-cases-not-str': m026,
+  '027-case-opened-assignee': m027,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -239,8 +239,12 @@ function publicRow(r: AuditRow): Record<string, unknown> {
   return out;
 }
 
-/** Quoted when it holds a quote, comma or line break. */
-const NEEDS_QUOTES = /[",\r\n]/;
+/**
+ * Quoted when it holds a quote, comma, semicolon or line break. The semicolon: a spreadsheet set to
+ * a European locale (German, French, Dutch Excel) splits CSV on it, so an unquoted `x;=1+2` would
+ * become a cell `=1+2` past the apostrophe that FORMULA_START puts at the start of the whole value.
+ */
+const NEEDS_QUOTES = /[",;\r\n]/;
 
 /**
  * Text a spreadsheet would run as a formula (OWASP "CSV injection"): quoting does not stop it, a

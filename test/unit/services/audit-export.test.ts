@@ -178,3 +178,9 @@ test('a cell a spreadsheet would run as a formula starts with an apostrophe; oth
     ),
   );
 });
+
+test('a cell holding a semicolon is quoted: a European-locale spreadsheet splits on it', () => {
+  // Unquoted, German Excel would read `tx;=1+2` as the cells `tx` and `=1+2`, a formula.
+  const line = csvLinesOf(evaluation({ trigger_entity_id: 'tx;=1+2' }, [RESULTS[0]]), undefined, new Map());
+  assert.ok(line.includes(',"tx;=1+2",'), line);
+});

@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { up as boundWindow } from '../../src/storage/migrations/015-window-days-bound.ts';
 import { up as assignedCodesOnly } from '../../src/storage/migrations/016-high-risk-codes-assigned.ts';
+import { up as asciiCodes } from '../../src/storage/migrations/028-country-code-look-alikes.ts';
 import { clientWithKey, startTestApp, type TestApp } from '../helpers/harness.ts';
 
 /**
@@ -85,6 +86,35 @@ describe('settings bounds, and stored settings from before them', () => {
       url: '/api/mica/evaluate',
       headers: { ...auth, 'content-type': 'application/json' },
       payload: { client_id: 'codes', trigger_type: 'transaction', data: { customer_country: 'XK' } },
+    });
+    assert.equal(res.statusCode, 200, res.body);
+    const cdd006 = res.json().results.find((r: { rule_id: string }) => r.rule_id === 'MICA-CDD-006');
+    assert.equal(cdd006.triggered, true);
+  });
+
+  it('stored look-alike country codes become the codes they were read as (migration 028), and load', async () => {
+    const { auth } = await clientWithKey(t, 'lookalike');
+    const stored = {
+      holiday_country: 'ſe',
+      high_risk_countries: { source: 'own', date: '2026-01-01', codes: ['ſy', 'IR', 'ır'] },
+    };
+    await sql`UPDATE clients SET settings = ${JSON.stringify(stored)}::jsonb WHERE client_id = 'lookalike'`.execute(
+      t.deps.db,
+    );
+    await asciiCodes(t.deps.db as never);
+    const row = await sql<{
+      settings: unknown;
+    }>`SELECT settings FROM clients WHERE client_id = 'lookalike'`.execute(t.deps.db);
+    const settings = row.rows[0]!.settings;
+    assert.deepEqual(typeof settings === 'string' ? JSON.parse(settings) : settings, {
+      holiday_country: 'SE',
+      high_risk_countries: { source: 'own', date: '2026-01-01', codes: ['SY', 'IR', 'IR'] },
+    });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/mica/evaluate',
+      headers: { ...auth, 'content-type': 'application/json' },
+      payload: { client_id: 'lookalike', trigger_type: 'transaction', data: { customer_country: 'SY' } },
     });
     assert.equal(res.statusCode, 200, res.body);
     const cdd006 = res.json().results.find((r: { rule_id: string }) => r.rule_id === 'MICA-CDD-006');

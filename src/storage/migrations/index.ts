@@ -26,6 +26,7 @@ import * as m024 from './024-audit-views-chain-position.ts';
 import * as m025 from './025-retention-nothing-due.ts';
 import * as m026 from './026-escalated-cases-not-str.ts';
 import * as m027 from './027-case-opened-assignee.ts';
+import * as m028 from './028-country-code-look-alikes.ts';
 
 /** Migrations are compiled in, so a fresh clone migrates without reading a folder at run time. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -55,6 +56,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '025-retention-nothing-due': m025,
   '026-escalated-cases-not-str': m026,
   '027-case-opened-assignee': m027,
+  '028-country-code-look-alikes': m028,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import { after, before, beforeEach, describe, it } from 'node:test';
+import { base58 } from '@scure/base';
 import { pino } from 'pino';
 import { buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
@@ -424,6 +426,13 @@ describe('wallet screening through the three vendors: mapping and cache', () => 
     assert.deepEqual((await ok(mixed)).rule_evaluation.actions, ['ALLOW']);
     b.answers.delete(address);
     b.answers.delete(mixed);
+    // Base58 letters differ by case: a Solana address echoed in another case is another address.
+    const [sol, other] = solanaCasePair();
+    b.answers.set(sol, [{ address: other, chain: 'solana', addressRiskIndicators: [], entities: [] }]);
+    const res = await screenGet(t, auth, sol, 'solana');
+    assert.equal(res.statusCode, 503, res.body);
+    assert.equal((res.json() as { details: { vendor: string } }).details.vendor, 'vendor_b');
+    b.answers.delete(sol);
   });
 
   it('a vendor_a 404 means "no data", not a failure', async () => {
@@ -687,3 +696,24 @@ describe("a vendor's value that cannot be read is logged, never answered", () =>
     }
   });
 });
+
+/** Two valid Solana addresses (32 bytes each) that differ only in the case of one letter. */
+function solanaCasePair(): [string, string] {
+  for (;;) {
+    const a = base58.encode(randomBytes(32));
+    const i = [...a].findIndex(
+      (ch) => /[a-km-zA-HJ-NP-Z]/.test(ch) && /[a-km-zA-HJ-NP-Z]/.test(swapCase(ch)),
+    );
+    if (i < 0) continue;
+    const b = a.slice(0, i) + swapCase(a[i]!) + a.slice(i + 1);
+    try {
+      if (base58.decode(b).length === 32) return [a, b];
+    } catch {
+      /* another draw */
+    }
+  }
+}
+
+function swapCase(ch: string): string {
+  return ch === ch.toUpperCase() ? ch.toLowerCase() : ch.toUpperCase();
+}

@@ -21,16 +21,24 @@ export function createVendorBClient(s: VendorSettings): VendorClient {
         timeoutMs: s.timeoutMs,
       });
       const items = Array.isArray(body) ? body.map(asObject) : [];
-      // Vendors echo the address, sometimes normalised: it is matched case-insensitively. Every
+      // Vendors echo the address, sometimes normalised: case is ignored where it does not make
+      // another address (EVM hex, bech32), and only there (base58 letters differ by case). Every
       // element for the address counts (one per chain, or repeated), the worst winning, and each
       // must be readable: a finding in a second element is never dropped. An answer about another
       // address only (a mix-up at the vendor or a proxy) says nothing of this one: not clean.
-      const matching = items.filter(
-        (i) => typeof i?.address === 'string' && i.address.toLowerCase() === address.toLowerCase(),
-      );
+      const same = sameAddress(address);
+      const matching = items.filter((i) => typeof i?.address === 'string' && same(i.address));
       if (matching.length === 0)
         throw new VendorCallError('vendor_b', 'answer has no element for the address', 'failure');
       return combineRisk(matching.map((item) => riskOf('vendor_b', mapVendorB(item))));
     },
   };
+}
+
+/** Whether an echoed address is `address`: ignoring case for EVM hex and bech32, exactly otherwise. */
+function sameAddress(address: string): (echoed: string) => boolean {
+  const caseFree = /^0x/i.test(address) || /^bc1/i.test(address);
+  if (!caseFree) return (echoed) => echoed === address;
+  const lower = address.toLowerCase();
+  return (echoed) => echoed.toLowerCase() === lower;
 }

@@ -2,6 +2,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { loadConfig } from '../config.ts';
 import { createDeps } from '../deps.ts';
 import { AppError } from '../errors.ts';
+import { duplicateKeyPath } from '../http/plugins/duplicate-keys.ts';
 import { CHAIN_SEQ_HEADER } from '../services/audit.service.ts';
 import { acquireStoreLock, readServerInfo } from '../storage/store-lock.ts';
 import { registerCaspCommands } from './casps.ts';
@@ -42,13 +43,18 @@ const chainPosition = (v: string) => {
   return n;
 };
 const jsonObject = (v: string) => {
+  let o: unknown;
   try {
-    const o = JSON.parse(v);
-    if (o && typeof o === 'object' && !Array.isArray(o)) return o as Record<string, unknown>;
+    o = JSON.parse(v);
   } catch {
     /* reported below */
   }
-  throw new InvalidArgumentError('must be a JSON object');
+  if (!o || typeof o !== 'object' || Array.isArray(o))
+    throw new InvalidArgumentError('must be a JSON object');
+  // As on the API (plugins/json-body.ts): JSON.parse would keep the last of two, silently.
+  const duplicate = duplicateKeyPath(v, o);
+  if (duplicate !== undefined) throw new InvalidArgumentError(`names ${duplicate} twice`);
+  return o as Record<string, unknown>;
 };
 
 /** Whether commander has written an error of its own (as JSON, see buildProgram). */

@@ -5,6 +5,8 @@
  * such a text's meaning to the parser and I-JSON (RFC 7493 §2.3) forbids it, so it is refused.
  */
 
+import { isStorable } from '../../storage/storable.ts';
+
 /** Index of the quote that closes the string opened at `open`, or -1 when it is never closed. */
 export function stringEnd(text: string, open: number): number {
   let end = text.indexOf('"', open + 1);
@@ -103,5 +105,11 @@ function firstDuplicatePath(text: string): string | undefined {
 export function duplicateKeyPath(text: string, value: unknown): string | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
   if (keysInText(text) === keysInValue(value)) return undefined;
-  return firstDuplicatePath(text) ?? 'body';
+  const path = firstDuplicatePath(text);
+  // The path is the caller's text, echoed in the answer: named only when it is a short, plain one
+  // (an empty key, a NUL, a lone surrogate or a 100 KB key is reported as the body's problem).
+  return path !== undefined && path !== '' && path.length <= MAX_PATH && isStorable(path) ? path : 'body';
 }
+
+/** The longest key path an answer echoes. */
+const MAX_PATH = 256;

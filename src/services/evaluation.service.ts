@@ -286,16 +286,17 @@ export function createEvaluationService(deps: {
       options?: { caseId?: string; refuseDisabledSelection?: boolean },
     ) {
       const actor = by ?? { id: principal.keyId, name: null, key: true };
-      const problems = evaluationRequestProblems(req);
-      if (problems.length > 0) throw validationError(problems);
       // A client the key does not own looks exactly like one that does not exist.
       const ctx = req.client_id === principal.clientId ? await deps.clientContext(req.client_id) : undefined;
+      // Every problem at once (CONTRACT §3): the request's, and the selection the client's settings
+      // leave empty (that one needs the client's settings, so only for the key's own client).
+      const problems = [
+        ...evaluationRequestProblems(req),
+        ...(ctx && options?.refuseDisabledSelection ? disabledSelectionProblems(req, ctx.settings) : []),
+      ];
+      if (problems.length > 0) throw validationError(problems);
       if (!ctx)
         throw new AppError('CLIENT_NOT_FOUND', `Client ${req.client_id} not found`, { field: 'client_id' });
-      if (options?.refuseDisabledSelection) {
-        const disabled = disabledSelectionProblems(req, ctx.settings);
-        if (disabled.length > 0) throw validationError(disabled);
-      }
 
       const data = req.data;
       const amount = finiteAmount(data.amount_eur);

@@ -470,6 +470,16 @@ describe('POST /api/mica/evaluate', () => {
       .where('client_id', '=', 'quiet-co')
       .execute();
     assert.equal(stored.length, 0);
+    // Listed with the request's other problems, all at once.
+    const both = await post({
+      trigger_type: 'manual',
+      data: { rule_ids: ['MICA-CDD-005'], wallet_address: '0x123', blockchain: 'ethereum' },
+    });
+    assert.equal(both.statusCode, 400, both.body);
+    assert.deepEqual(
+      both.json().error.details.errors.map((e: string) => e.slice(0, e.indexOf(':'))),
+      ['data.wallet_address', 'data.rule_ids'],
+    );
     const some = await post({ trigger_type: 'manual', data: { rule_ids: ['MICA-CDD-001'] } });
     assert.equal(some.statusCode, 200, some.body);
     assert.equal(some.json().rules_evaluated, 1);

@@ -35,6 +35,8 @@ export const evaluateRoutes =
         schema: {
           tags: ['evaluation'],
           summary: 'Evaluate an event against the MiCA rule catalogue',
+          description:
+            "Answered once the evaluation is committed to the audit trail. A 400 lists every problem: the schema's (a field of `data` its context does not name is `Unknown field`; a key named twice in one object is `Duplicate key`), an address invalid for its chain, unknown rule ids, and a request that asks only for rules disabled in the client's settings (`disabled_rules`).",
           security: [{ bearer: [] }],
           body: EvaluationRequestSchema,
           response: { 200: EvaluationResponseSchema, ...nestedErrorResponses },

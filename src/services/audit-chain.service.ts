@@ -219,8 +219,11 @@ export function createAuditChainService(deps: {
         ok: brk === null,
         rows_verified: last.seq - anchor.seq,
         anchor_seq: anchor.seq,
+        // The walk's end: the head when ok; at a break, the last link verified before it, so the
+        // recorded head is given beside it (a reader took head_seq for the chain's length).
         head_seq: last.seq,
         head_hash: last.hash.toString('hex'),
+        recorded_head_seq: head ? Number(head.seq) : 0,
         ...(external.length > 0 ? { external_checkpoints: external.length } : {}),
         first_break: brk,
       };

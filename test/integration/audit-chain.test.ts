@@ -103,6 +103,9 @@ describe('tamper evidence of the audit store', () => {
     assert.equal(mid.ok, false);
     assert.equal(mid.first_break?.chain_seq, 4);
     assert.equal(mid.first_break?.reason, 'row_missing');
+    // The walk stopped at position 3; the recorded head is stated beside it, not taken for it.
+    assert.equal(mid.head_seq, 3);
+    assert.equal(mid.recorded_head_seq, 15);
   });
 
   it('a retention mark over rows still stored does not hide a break below it', async () => {

@@ -3,7 +3,13 @@ import type { Actor } from '../domain/actor.ts';
 import { parseCaseNumber } from '../domain/cases/case-number.ts';
 import { changeTime } from '../domain/cases/change-time.ts';
 import { caseDueAt, clientCalendar } from '../domain/cases/due-dates.ts';
-import { type ItemKind, isFinalStatus, statusesOf, transition } from '../domain/cases/state-machines.ts';
+import {
+  allowedTransitions,
+  type ItemKind,
+  isFinalStatus,
+  statusesOf,
+  transition,
+} from '../domain/cases/state-machines.ts';
 import { AppError, fieldError } from '../errors.ts';
 import type {
   After,
@@ -33,9 +39,26 @@ export interface ListQuery {
 
 export interface TransitionBody {
   to: string;
+  /** The status the caller saw: a move from any other is refused (someone moved the item meanwhile). */
+  from?: string;
   resolution?: string | null;
   note?: string | null;
   case_id?: string;
+}
+
+/**
+ * A move asked from a status the item is no longer in: someone moved it since the caller looked
+ * (another tab, a colleague). Applied from the new status, it would record a move the caller never
+ * saw (a case just put into STR filing, closed as "no action"), so it is refused, with the status
+ * the item is in now and the moves allowed from there.
+ */
+function staleRefusal(kind: ItemKind, status: string, body: TransitionBody): void {
+  if (body.from === undefined || body.from === status) return;
+  throw new AppError(
+    'INVALID_TRANSITION',
+    `The ${kind} is ${status} now, not ${body.from}: it was moved meanwhile`,
+    { from: status, to: body.to, allowed: allowedTransitions(kind, status) },
+  );
 }
 
 /** Whether the case an alert is linked to is closed (locked, as the alert is, for the move). */
@@ -108,6 +131,7 @@ export function createAlertsCasesService(deps: {
         const alert = await s.lockAlert(p.clientId, id.toLowerCase());
         if (!alert) throw notFound('Alert', id);
         const at = changeTime(now(), alert.updated_at);
+        staleRefusal('alert', alert.status, body);
         const r = transition('alert', alert.status, { ...body, actor: by.id, actorName: by.name, at });
         if (!r.ok) throw refusal('alert', alert.status, body.to, r);
         if (body.case_id !== undefined && r.status !== 'escalated')
@@ -210,6 +234,7 @@ export function createAlertsCasesService(deps: {
         const c = await s.lockCase(p.clientId, found.id);
         if (!c) throw notFound('Case', idOrNumber);
         const at = changeTime(now(), c.updated_at);
+        staleRefusal('case', c.status, body);
         const r = transition('case', c.status, { ...body, actor: by.id, actorName: by.name, at });
         if (!r.ok) throw refusal('case', c.status, body.to, r);
         await s.updateCase(c.id, {

@@ -9,8 +9,9 @@ describe('cases API', () => {
   let acme: CasesApi['acme'];
   let as: CasesApi['as'];
   let newCase: CasesApi['newCase'];
+  let newAlert: CasesApi['newAlert'];
   before(async () => {
-    ({ t, acme, as, newCase } = await startCasesApi());
+    ({ t, acme, as, newCase, newAlert } = await startCasesApi());
   });
   after(() => t.close());
   const CLOSE = { case: 'no_action' } as const;
@@ -94,6 +95,42 @@ describe('cases API', () => {
       resolution: 'str_filed',
     });
     assert.equal(filed.json().resolution, 'str_filed');
+  });
+
+  it('a move from a status the item has left (moved meanwhile) is refused, with the status it is in now', async () => {
+    // Two officers look at an open case; one puts it into STR filing, the other, still seeing it
+    // open, closes it as no_action: without `from` that would be applied from pending_filing.
+    const id = await newCase();
+    await as(acme).post(`/api/cases/${id}/transition`, { from: 'open', to: 'investigating' });
+    await as(acme).post(`/api/cases/${id}/transition`, { from: 'investigating', to: 'pending_filing' });
+    const stale = await as(acme).post(`/api/cases/${id}/transition`, {
+      from: 'open',
+      to: 'closed',
+      resolution: 'no_action',
+    });
+    assert.equal(stale.statusCode, 409, stale.body);
+    assert.equal(stale.json().error.code, 'INVALID_TRANSITION');
+    assert.deepEqual(stale.json().error.details, {
+      from: 'pending_filing',
+      to: 'closed',
+      allowed: allowedTransitions('case', 'pending_filing'),
+    });
+    const still = await as(acme).get(`/api/cases/${id}`);
+    assert.equal(still.json().status, 'pending_filing');
+    assert.equal(still.json().history.length, 3);
+    // The same for an alert; and a `from` that is not a status is a 400.
+    const alert = await newAlert();
+    await as(acme).post(`/api/alerts/${alert}/transition`, { from: 'open', to: 'acknowledged' });
+    const old = await as(acme).post(`/api/alerts/${alert}/transition`, {
+      from: 'open',
+      to: 'closed',
+      resolution: 'false_positive',
+    });
+    assert.equal(old.statusCode, 409, old.body);
+    assert.equal(old.json().error.details.from, 'acknowledged');
+    const bad = await as(acme).post(`/api/alerts/${alert}/transition`, { from: 'opened', to: 'closed' });
+    assert.equal(bad.statusCode, 400);
+    assert.equal(bad.json().error.details.field, 'from');
   });
 
   it("assignment: to one of the client's officers only, recorded in history; not on a closed case", async () => {

@@ -136,6 +136,9 @@ export function TransitionPanel({
     void run(async () => {
       try {
         await postJson(url, {
+          // The status shown: moved meanwhile (another tab, a colleague), the item is not moved
+          // from a status this officer never saw; the 409 below shows it as it is now.
+          from,
           to,
           note: note.trim(),
           ...(resolutions.length ? { resolution } : {}),

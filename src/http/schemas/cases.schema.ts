@@ -111,6 +111,12 @@ const Note = Type.String({ maxLength: 2000 });
 export const AlertTransitionBody = Type.Object(
   {
     to: Enum(ALERT_STATUSES),
+    from: Type.Optional(
+      Enum(
+        ALERT_STATUSES,
+        'the status the caller saw: when the item is no longer in it (someone moved it meanwhile), 409 INVALID_TRANSITION naming the status it is in, and nothing changes',
+      ),
+    ),
     resolution: Type.Optional(
       Nullable(
         Type.String({
@@ -130,6 +136,12 @@ export const AlertTransitionBody = Type.Object(
 export const CaseTransitionBody = Type.Object(
   {
     to: Enum(CASE_STATUSES),
+    from: Type.Optional(
+      Enum(
+        CASE_STATUSES,
+        'the status the caller saw: when the item is no longer in it (someone moved it meanwhile), 409 INVALID_TRANSITION naming the status it is in, and nothing changes',
+      ),
+    ),
     resolution: Type.Optional(
       Nullable(
         Type.String({

@@ -99,6 +99,10 @@ export async function buildApp(deps: Deps, opts: { logger?: Logger | false } = {
   app.addSchema(FlatError);
   app.addHook('onSend', async (req, reply) => {
     reply.header('x-request-id', req.id);
+    // API answers are a client's compliance data (evaluations, cases, exports): no browser or
+    // intermediary cache keeps a copy (a shared computer, a proxy), unless a route said otherwise.
+    if (req.url.startsWith('/api/') && !reply.hasHeader('cache-control'))
+      reply.header('cache-control', 'no-store');
   });
   app.addHook('onResponse', async (req, reply) => {
     const route = req.routeOptions.url ?? 'unmatched';

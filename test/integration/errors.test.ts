@@ -449,6 +449,20 @@ describe('evaluation errors (nested format, CONTRACT §3)', () => {
     );
   });
 
+  it('API answers, successes and errors alike, are not to be cached (Cache-Control: no-store)', async () => {
+    const ok = await send({
+      client_id: 'acme',
+      trigger_type: 'manual',
+      data: { rule_ids: ['MICA-CDD-001'] },
+    });
+    assert.equal(ok.statusCode, 200, ok.body);
+    assert.equal(ok.headers['cache-control'], 'no-store');
+    const bad = await send('{');
+    assert.equal(bad.headers['cache-control'], 'no-store');
+    const health = await t.app.inject({ method: 'GET', url: '/healthz' });
+    assert.equal(health.headers['cache-control'], undefined);
+  });
+
   it('413 above 1 MiB', async () => {
     const big = JSON.stringify({
       client_id: 'acme',

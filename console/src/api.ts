@@ -60,17 +60,20 @@ async function request(path: string, init: RequestInit = {}, key = storedKey()):
     throw new ApiError(0, 'NETWORK', 'The service cannot be reached. Check your connection and retry.');
   }
   if (res.ok) return res;
-  let body: { error?: { code?: string; message?: string; details?: ApiError['details'] } } = {};
+  let body: { error?: { code?: string; message?: string; details?: ApiError['details'] } } | null = {};
   try {
     body = await res.json();
   } catch {
     /* not JSON: the status says enough */
   }
+  // Whatever JSON came (null, a string, a proxy's own shape): only the service's error object counts.
+  const error =
+    body !== null && typeof body === 'object' && typeof body.error === 'object' ? body.error : null;
   const err = new ApiError(
     res.status,
-    body.error?.code ?? `HTTP_${res.status}`,
-    body.error?.message ?? `The service answered ${res.status}`,
-    body.error?.details,
+    typeof error?.code === 'string' ? error.code : `HTTP_${res.status}`,
+    typeof error?.message === 'string' ? error.message : `The service answered ${res.status}`,
+    error?.details,
   );
   if (res.status === 401 && key === storedKey()) onUnauthorized();
   throw err;

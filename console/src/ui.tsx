@@ -143,8 +143,16 @@ export interface HistoryLine extends HistoryEntry {
 }
 
 /** Who made a move: the key's id (or a part of the service), and the person named for it. */
-export function actorText(h: { actor: string; actor_name: string | null }): string {
-  return h.actor_name ? `${h.actor} (${h.actor_name})` : h.actor;
+export function actorText(h: { actor: string; actor_name: string | null }) {
+  // The name is the caller's X-Actor text: isolated, so a right-to-left override in it cannot
+  // reverse the text around it ("(café (live" for "café ‮ evil").
+  return h.actor_name ? (
+    <>
+      <bdi>{h.actor}</bdi> (<bdi>{h.actor_name}</bdi>)
+    </>
+  ) : (
+    <bdi>{h.actor}</bdi>
+  );
 }
 
 /** A history table: when, what, who, the move and its note; oldest first. */

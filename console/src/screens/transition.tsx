@@ -111,7 +111,7 @@ export function TransitionPanel({
         <p class="muted">
           This {kind} is {label(status)}: no further move is possible.
         </p>
-        {error && <ErrorBox error={error} title="The move was refused" takeFocus />}
+        {error && <ErrorBox error={error} title={moveErrorTitle(error)} takeFocus />}
       </>
     );
   const resolutions = to ? resolutionsFor(kind, to) : [];
@@ -176,7 +176,7 @@ export function TransitionPanel({
           </button>
         ))}
       </fieldset>
-      {!open && error && <ErrorBox error={error} title="The move was refused" takeFocus />}
+      {!open && error && <ErrorBox error={error} title={moveErrorTitle(error)} takeFocus />}
       {open && to && (
         <form class="move-form" onSubmit={submit} aria-label={`Move to ${label(to)}`}>
           <Field id="move-note" label="Note (required)">
@@ -207,7 +207,7 @@ export function TransitionPanel({
             </Field>
           )}
           {alertId && <EscalationChoice alertId={alertId} caseId={joinCase} onChange={setJoinCase} />}
-          {error && <ErrorBox error={error} title="The move was refused" />}
+          {error && <ErrorBox error={error} title={moveErrorTitle(error)} />}
           <div class="buttons">
             {/* Not disabled while saving: a disabled button drops the keyboard focus (to the top of the page). */}
             <button
@@ -226,4 +226,11 @@ export function TransitionPanel({
       )}
     </div>
   );
+}
+
+/** A refusal (4xx) is the move's; anything else (a 503, the network) says nothing was decided. */
+function moveErrorTitle(error: { status: number }): string {
+  return error.status >= 400 && error.status < 500 && error.status !== 429
+    ? 'The move was refused'
+    : 'The move was not made';
 }

@@ -108,7 +108,7 @@ const X_ACTOR: Json = {
   name: 'X-Actor',
   required: false,
   description:
-    "the person acting through the key, recorded beside the key's id in the audit rows or the history entry (UTF-8, up to 128 characters; longer is a 400); ignored for a key issued to an officer, which always acts as that officer",
+    "the person acting through the key, recorded beside the key's id in the audit rows or the history entry (UTF-8, up to 128 characters, no bidirectional control characters; otherwise a 400); ignored for a key issued to an officer, which always acts as that officer",
   schema: { type: 'string', maxLength: 128 },
 };
 

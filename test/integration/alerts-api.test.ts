@@ -183,6 +183,18 @@ describe('alerts API (and the 404s of every alert and case route)', () => {
     assert.equal(long.statusCode, 400, long.body);
     assert.deepEqual(long.json().error.details.errors, ['X-Actor: Must be at most 128 characters']);
     assert.equal((await as(acme).get(`/api/alerts/${alert}`)).json().status, 'open');
+    // A bidi override would reverse how the name reads in histories and exports: refused.
+    const rlo = await as(acme, { 'x-actor': wire('caf\u00e9 \u202e evil') }).post(
+      `/api/alerts/${alert}/transition`,
+      {
+        to: 'acknowledged',
+      },
+    );
+    assert.equal(rlo.statusCode, 400, rlo.body);
+    assert.match(
+      rlo.json().error.details.errors[0],
+      /^X-Actor: Must not contain bidirectional control characters/,
+    );
     const emoji = await as(acme, { 'x-actor': wire('🛡'.repeat(128)) }).post(
       `/api/alerts/${alert}/transition`,
       {

@@ -101,6 +101,9 @@ export function actorOf(req: {
   return { id: req.principal.keyId, name, key: true };
 }
 
+/** Embeddings, overrides and isolates (Unicode bidi controls); the marks U+200E/U+200F stay allowed. */
+const BIDI_CONTROL = /[\u202a-\u202e\u2066-\u2069]/;
+
 /** The longest name X-Actor may give, in characters (code points). */
 const MAX_ACTOR_LENGTH = 128;
 
@@ -117,5 +120,12 @@ function headerText(value: string): string {
   }
   if (text.length > MAX_ACTOR_LENGTH && Array.from(text).length > MAX_ACTOR_LENGTH)
     throw fieldError('X-Actor', `Must be at most ${MAX_ACTOR_LENGTH} characters`);
+  // A name is shown in histories and exports beside other text: a bidi control would reorder what
+  // a reader sees there (an override makes "evil" read "live").
+  if (BIDI_CONTROL.test(text))
+    throw fieldError(
+      'X-Actor',
+      'Must not contain bidirectional control characters (U+202A–U+202E, U+2066–U+2069)',
+    );
   return text;
 }

@@ -112,8 +112,29 @@ describe('executed actions of the audit trail (type, outcome, time, executor, ev
       payload: { officer: other },
     });
     assert.equal(moved.statusCode, 200, moved.body);
+    // An alert escalated into the case adds its rules to the case, not to the record of its opening.
+    const ev = await evaluate(initech, 'tx-alert', {
+      customer_verified: true,
+      multiple_identities_detected: true,
+    });
+    const alert = await t.deps.db
+      .selectFrom('alerts')
+      .select('id')
+      .where('evaluation_id', '=', ev.evaluation_id)
+      .executeTakeFirstOrThrow();
+    const joined = await t.app.inject({
+      method: 'POST',
+      url: `/api/alerts/${alert.id}/transition`,
+      headers: initech.auth,
+      payload: { to: 'escalated', case_id: first.case_id },
+    });
+    assert.equal(joined.statusCode, 200, joined.body);
     const after = (await actions(initech, 'transaction_id=tx-officer&action_type=create_case')).items;
     assert.equal((after[0]!.evidence as { assigned_to: string }).assigned_to, first.assigned_to);
+    assert.deepEqual((after[0]!.evidence as { rule_ids: string[] }).rule_ids, [
+      'MICA-CDD-002',
+      'MICA-RPT-004',
+    ]);
     // In the CSV export too.
     const csv = await t.app.inject({
       method: 'GET',

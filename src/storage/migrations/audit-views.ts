@@ -45,7 +45,11 @@ export const ruleEvaluationsView = (verb: 'CREATE' | 'CREATE OR REPLACE', extra 
 
 /** The create_case evidence since migration 027: the case as it was opened (CONTRACT §5 / spec). */
 export const OPENED_CASE_EVIDENCE = `jsonb_build_object('case_id', c.id, 'case_number', c.case_number,
-                                  'reason', c.reason, 'rule_ids', to_jsonb(c.rule_ids),
+                                  'reason', c.reason,
+                                  'rule_ids', (SELECT coalesce(jsonb_agg(t.value->>'rule_id' ORDER BY t.i), '[]'::jsonb)
+                                                 FROM json_array_elements(e.response->'results')
+                                                      WITH ORDINALITY AS t(value, i)
+                                                WHERE (t.value->>'triggered')::boolean),
                                   'created_at', to_char(c.created_at AT TIME ZONE 'UTC',
                                                         'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
                                   'assigned_to', c.opened_assignee)`;

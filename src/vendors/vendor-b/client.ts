@@ -26,7 +26,7 @@ export function createVendorBClient(s: VendorSettings): VendorClient {
       // element for the address counts (one per chain, or repeated), the worst winning, and each
       // must be readable: a finding in a second element is never dropped. An answer about another
       // address only (a mix-up at the vendor or a proxy) says nothing of this one: not clean.
-      const same = sameAddress(address);
+      const same = sameAddress(address, chain);
       const matching = items.filter((i) => typeof i?.address === 'string' && same(i.address));
       if (matching.length === 0)
         throw new VendorCallError('vendor_b', 'answer has no element for the address', 'failure');
@@ -35,9 +35,13 @@ export function createVendorBClient(s: VendorSettings): VendorClient {
   };
 }
 
-/** Whether an echoed address is `address`: ignoring case for EVM hex and bech32, exactly otherwise. */
-function sameAddress(address: string): (echoed: string) => boolean {
-  const caseFree = /^0x/i.test(address) || /^bc1/i.test(address);
+/**
+ * Whether an echoed address is `address`: ignoring case for EVM hex and Bitcoin bech32 (their
+ * letters' case carries nothing), exactly for base58 (Solana, Bitcoin P2PKH/P2SH), where it does.
+ * Decided by the chain, not the text: a Solana address may begin with "bc1".
+ */
+function sameAddress(address: string, chain: string): (echoed: string) => boolean {
+  const caseFree = chain === 'bitcoin' ? /^bc1/i.test(address) : chain !== 'solana';
   if (!caseFree) return (echoed) => echoed === address;
   const lower = address.toLowerCase();
   return (echoed) => echoed.toLowerCase() === lower;

@@ -53,7 +53,10 @@ const jsonObject = (v: string) => {
     throw new InvalidArgumentError('must be a JSON object');
   // As on the API (plugins/json-body.ts): JSON.parse would keep the last of two, silently.
   const duplicate = duplicateKeyPath(v, o);
-  if (duplicate !== undefined) throw new InvalidArgumentError(`names ${duplicate} twice`);
+  if (duplicate !== undefined)
+    throw new InvalidArgumentError(
+      duplicate === 'body' ? 'names a key twice in one object' : `names ${duplicate} twice`,
+    );
   return o as Record<string, unknown>;
 };
 

@@ -106,9 +106,24 @@ export function duplicateKeyPath(text: string, value: unknown): string | undefin
   if (typeof value !== 'object' || value === null) return undefined;
   if (keysInText(text) === keysInValue(value)) return undefined;
   const path = firstDuplicatePath(text);
-  // The path is the caller's text, echoed in the answer: named only when it is a short, plain one
-  // (an empty key, a NUL, a lone surrogate or a 100 KB key is reported as the body's problem).
-  return path !== undefined && path !== '' && path.length <= MAX_PATH && isStorable(path) ? path : 'body';
+  return path !== undefined && fitToEcho(path) ? path : 'body';
+}
+
+/**
+ * The path is the caller's text, echoed in the answer (and shown by the console): named only when
+ * it is short and plain. An empty key (`""`, `a.`), a control or bidi character, a NUL, a lone
+ * surrogate or a 100 KB key makes it the body's problem instead.
+ */
+function fitToEcho(path: string): boolean {
+  return (
+    path !== '' &&
+    path.length <= MAX_PATH &&
+    !path.startsWith('.') &&
+    !path.endsWith('.') &&
+    !path.includes('..') &&
+    !/[\p{Cc}\u202a-\u202e\u2066-\u2069]/u.test(path) &&
+    isStorable(path)
+  );
 }
 
 /** The longest key path an answer echoes. */

@@ -36,7 +36,7 @@ export const evaluateRoutes =
           tags: ['evaluation'],
           summary: 'Evaluate an event against the MiCA rule catalogue',
           description:
-            "Answered once the evaluation is committed to the audit trail. A 400 lists every problem: the schema's (a field of `data` its context does not name is `Unknown field`; a key named twice in one object is `Duplicate key`), an address invalid for its chain, unknown rule ids, and a request that asks only for rules disabled in the client's settings (`disabled_rules`).",
+            "Answered once the evaluation is committed to the audit trail. A 400 lists every problem: the schema's (a field of `data` its context does not name is `Unknown field`; a key named twice in one object is `Duplicate key`), an address invalid for its chain, unknown rule ids, and rules disabled in the client's settings (`disabled_rules`): a manual request naming one, or a context whose every rule is disabled.",
           security: [{ bearer: [] }],
           body: EvaluationRequestSchema,
           response: { 200: EvaluationResponseSchema, ...nestedErrorResponses },

@@ -51,6 +51,9 @@ describe('duplicate keys', () => {
 
   it('reports the body when the path is not one to echo: empty, unstorable or long', () => {
     assert.equal(path('{"":1,"":2}'), 'body');
+    assert.equal(path('{"a":{"":1,"":2}}'), 'body');
+    assert.equal(path(JSON.stringify({ x: 1 }).replace('"x":1', '"a\\u202eb":1,"a\\u202eb":2')), 'body');
+    assert.equal(path('{"a\\nb":1,"a\\nb":2}'), 'body');
     assert.equal(path('{"a\\u0000":1,"a\\u0000":2}'), 'body');
     const long = 'k'.repeat(300);
     assert.equal(path(`{"${long}":1,"${long}":2}`), 'body');
@@ -71,9 +74,16 @@ describe('duplicate keys', () => {
         assert.equal(duplicateKeyPath(plain, JSON.parse(plain)), undefined, plain);
         const flip = coins[Symbol.iterator]();
         const { text, first } = serialise(value, () => flip.next().value === true);
-        // A path not fit to echo (empty, over 256 characters, unstorable) is reported as the body.
-        const shown =
-          first === undefined || (first !== '' && first.length <= 256 && isStorable(first)) ? first : 'body';
+        // A path not fit to echo (an empty key, over 256 characters, control, bidi or unstorable
+        // characters) is reported as the body.
+        const plainPath =
+          first !== undefined &&
+          first !== '' &&
+          first.length <= 256 &&
+          !/^\.|\.$|\.\./.test(first) &&
+          !/[\p{Cc}\u202a-\u202e\u2066-\u2069]/u.test(first) &&
+          isStorable(first);
+        const shown = first === undefined || plainPath ? first : 'body';
         assert.equal(duplicateKeyPath(text, JSON.parse(text)), shown, text);
       }),
       { numRuns: 1000 },

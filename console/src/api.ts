@@ -73,7 +73,7 @@ async function request(path: string, init: RequestInit = {}, key = storedKey()):
     res.status,
     typeof error?.code === 'string' ? error.code : `HTTP_${res.status}`,
     typeof error?.message === 'string' ? error.message : `The service answered ${res.status}`,
-    error?.details,
+    detailsOf(error?.details),
   );
   if (res.status === 401 && key === storedKey()) onUnauthorized();
   throw err;
@@ -335,4 +335,12 @@ export interface TransitionRow {
   to: string;
   note: string | null;
   resolution: string | null;
+}
+
+/** An error's details as the screens read them: `errors` and `allowed` only as lists of texts. */
+function detailsOf(details: unknown): ApiError['details'] {
+  if (details === null || typeof details !== 'object' || Array.isArray(details)) return undefined;
+  const d = details as Record<string, unknown>;
+  const texts = (v: unknown) => (Array.isArray(v) && v.every((e) => typeof e === 'string') ? v : undefined);
+  return { ...d, errors: texts(d.errors), allowed: texts(d.allowed) } as ApiError['details'];
 }

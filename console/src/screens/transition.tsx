@@ -228,9 +228,13 @@ export function TransitionPanel({
   );
 }
 
-/** A refusal (4xx) is the move's; anything else (a 503, the network) says nothing was decided. */
+/**
+ * A 4xx refusal is the move's; a 503 or 429 is the service saying it did nothing. Anything else (the
+ * network, a proxy's 502/504, a 500) may have come after the move was made: reload to see (a retry
+ * is safe, the move names the status it was made from).
+ */
 function moveErrorTitle(error: { status: number }): string {
-  return error.status >= 400 && error.status < 500 && error.status !== 429
-    ? 'The move was refused'
-    : 'The move was not made';
+  if (error.status === 503 || error.status === 429) return 'The move was not made';
+  if (error.status >= 400 && error.status < 500) return 'The move was refused';
+  return 'The move may not have been made: reload to see its status';
 }

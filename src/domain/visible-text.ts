@@ -14,3 +14,10 @@ const VISIBLE = new RegExp(`[^${INVISIBLE_CLASS}]`, 'u');
 export function hasVisibleText(text: string): boolean {
   return VISIBLE.test(text);
 }
+
+/**
+ * The bidi embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069): in text shown beside
+ * other text (a name in a history, a field in an error) one reorders what a reader sees around it
+ * (an override makes "evil" read "live"). The marks U+200E/U+200F do not, and stay allowed.
+ */
+export const BIDI_CONTROL = /[\u202a-\u202e\u2066-\u2069]/;

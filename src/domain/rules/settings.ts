@@ -79,8 +79,6 @@ const TOP_LEVEL_KEYS = [
   'holiday_country',
 ];
 const HIGH_RISK_KEYS = ['source', 'date', 'codes'];
-/** Two ASCII letters (any case): upper-casing alone would read `ſe` (long s) as SE. */
-const COUNTRY_CODE = /^[A-Za-z]{2}$/;
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const DEFAULT_CLIENT_LIST_SOURCE = 'client setting';
 
@@ -223,10 +221,9 @@ function resolveTimeZone(v: unknown, errors: string[]): string {
 
 function resolveHolidayCountry(v: unknown, errors: string[]): string | null {
   if (v === undefined || v === null) return null;
-  if (typeof v === 'string' && COUNTRY_CODE.test(v.trim())) {
-    const code = v.trim().toUpperCase();
-    if (isSupportedHolidayCountry(code)) return code;
-  }
+  // countryCodeOf: two ASCII letters (upper-casing alone would read `ſe`, long s, as SE).
+  const code = typeof v === 'string' ? countryCodeOf(v.trim()) : undefined;
+  if (code !== undefined && isSupportedHolidayCountry(code)) return code;
   errors.push(`holiday_country: not a supported alpha-2 country or null: ${JSON.stringify(v)}`);
   return null;
 }

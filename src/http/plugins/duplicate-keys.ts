@@ -5,6 +5,7 @@
  * such a text's meaning to the parser and I-JSON (RFC 7493 §2.3) forbids it, so it is refused.
  */
 
+import { BIDI_CONTROL } from '../../domain/visible-text.ts';
 import { isStorable } from '../../storage/storable.ts';
 
 /** Index of the quote that closes the string opened at `open`, or -1 when it is never closed. */
@@ -121,7 +122,8 @@ function fitToEcho(path: string): boolean {
     !path.startsWith('.') &&
     !path.endsWith('.') &&
     !path.includes('..') &&
-    !/[\p{Cc}\u202a-\u202e\u2066-\u2069]/u.test(path) &&
+    !/\p{Cc}/u.test(path) &&
+    !BIDI_CONTROL.test(path) &&
     isStorable(path)
   );
 }

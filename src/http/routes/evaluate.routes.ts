@@ -2,6 +2,7 @@ import { isUtf8 } from 'node:buffer';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { type Actor, systemActor } from '../../domain/actor.ts';
+import { BIDI_CONTROL } from '../../domain/visible-text.ts';
 import { fieldError, withProblems } from '../../errors.ts';
 import { type EvaluationService, evaluationRequestProblems } from '../../services/evaluation.service.ts';
 import { principalOf } from '../plugins/auth.ts';
@@ -100,9 +101,6 @@ export function actorOf(req: {
   const name = req.principal.officer ?? (typeof header === 'string' && header ? headerText(header) : null);
   return { id: req.principal.keyId, name, key: true };
 }
-
-/** Embeddings, overrides and isolates (Unicode bidi controls); the marks U+200E/U+200F stay allowed. */
-const BIDI_CONTROL = /[\u202a-\u202e\u2066-\u2069]/;
 
 /** The longest name X-Actor may give, in characters (code points). */
 const MAX_ACTOR_LENGTH = 128;
